@@ -1,0 +1,54 @@
+// The error catalogue: every error the service can return, with its HTTP status, envelope type
+// and wire code. The contract's table (service-interface.md "Errors") plus the codes that
+// contract-decisions.md adds and the documented extensions in docs/errors.md.
+#pragma once
+
+#include <string_view>
+
+namespace payrail::model {
+
+enum class ErrorCode {
+  bad_request,
+  payload_too_large,       // 413, wire code bad_request
+  unsupported_media_type,  // 415, wire code bad_request
+  method_not_allowed,      // 405
+  request_timeout,         // 408
+  api_key_missing,
+  api_key_invalid,
+  session_invalid,
+  scope_insufficient,
+  session_required,
+  org_suspended,
+  kyb_required,
+  kyb_already_verified,
+  kyb_in_review,
+  screening_blocked,
+  limit_exceeded,
+  insufficient_balance,
+  idempotency_conflict,
+  payout_not_cancelable,
+  payout_not_approvable,
+  collection_not_cancelable,
+  unsupported_destination,
+  unsupported_country,
+  unsupported_method,
+  resource_missing,
+  not_found,
+  rate_limited,
+  resource_limit_reached,
+  sanctions_unavailable,
+  provider_unavailable,
+  service_unavailable,
+  internal_error,
+};
+
+struct ErrorSpec {
+  ErrorCode code;
+  int http_status;
+  std::string_view type;
+  std::string_view wire_code;
+};
+
+const ErrorSpec& error_spec(ErrorCode code);
+
+}  // namespace payrail::model

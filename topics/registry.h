@@ -1,0 +1,54 @@
+// Every Kafka topic is declared here once: name, key, partitions, the producer, the one consumer
+// group that applies it, and the message schema. Nothing else in the code spells a topic name.
+//
+// Messages are small pointers to Postgres rows (Postgres is the truth): a consumer re-reads the
+// resource and applies the message only if the resource's state still allows it.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace payrail::topics {
+
+struct TopicSpec {
+  std::string_view name;
+  std::string_view key;  // what the message key is; it keeps one resource's messages in order
+  int partitions;
+  std::string_view producer;
+  std::string_view consumer_group;  // the designated consumer; its commit marks the message consumed
+  std::string_view message_type;
+  std::string_view message_schema;  // path under schemas/
+};
+
+// API (POST /v1/payouts) -> screening worker.
+inline constexpr TopicSpec kPayoutsRequested{
+    "payouts.requested", "payout id", 8, "api", "payrail-screening", "payout.requested",
+    "schemas/messages/payout_reference.schema.json"};
+
+// Screening worker (auto-approval) and API (manual approval) -> execution worker.
+inline constexpr TopicSpec kPayoutsApproved{
+    "payouts.approved", "payout id", 8, "payrail-screening, api", "payrail-execution",
+    "payout.approved", "schemas/messages/payout_reference.schema.json"};
+
+// Execution worker (after a successful broadcast) -> settlement worker.
+inline constexpr TopicSpec kPayoutsBroadcast{
+    "payouts.broadcast", "payout id", 8, "payrail-execution", "payrail-settlement",
+    "payout.broadcast", "schemas/messages/payout_reference.schema.json"};
+
+// Every resource event (payout.*, and later fiat_payout.*, collection.*) -> webhook worker.
+inline constexpr TopicSpec kEvents{"events",
+                                   "resource id",
+                                   8,
+                                   "api and every worker",
+                                   "payrail-webhooks",
+                                   "event.created",
+                                   "schemas/messages/event_reference.schema.json"};
+
+std::span<const TopicSpec> all_topics();
+const TopicSpec* find_topic(std::string_view name);
+
+// The topic name on the broker: an optional prefix isolates parallel runs on one cluster.
+std::string broker_topic_name(const TopicSpec& topic, std::string_view prefix);
+
+}  // namespace payrail::topics
