@@ -1,0 +1,91 @@
+// payrail-broker: the embedded Kafka-protocol broker of the development stack and the tests.
+//
+// It hosts librdkafka's mock cluster (real wire protocol: produce, fetch, consumer groups,
+// committed offsets, idempotent producer; data kept in memory) and creates the registry's
+// topics, because the mock cluster has no CreateTopics. Losing its memory loses nothing: Postgres
+// is the truth and the outbox relay re-drives unconsumed messages.
+//
+// The mock cluster always binds an ephemeral port. So that clients can reconnect after this
+// process restarts, the first IPv4 listener is bound to PAYRAIL_KAFKA_PORT instead: this binary
+// defines bind(), which the dynamic linker resolves for librdkafka ahead of libc's.
+#include <dlfcn.h>
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "topics/registry.h"
+
+namespace {
+
+std::atomic<int> g_fixed_port{0};
+std::atomic<bool> g_stop{false};
+
+void on_signal(int) { g_stop = true; }
+
+int parse_port(const char* text) {
+  if (text == nullptr || *text == '\0') return 29092;
+  char* end = nullptr;
+  const long port = std::strtol(text, &end, 10);
+  if (*end != '\0' || port < 0 || port > 65535) {
+    std::fprintf(stderr, "PAYRAIL_KAFKA_PORT must be 0-65535\n");
+    std::exit(2);
+  }
+  return static_cast<int>(port);
+}
+
+}  // namespace
+
+extern "C" int bind(int fd, const struct sockaddr* address, socklen_t length) {
+  using BindFunction = int (*)(int, const struct sockaddr*, socklen_t);
+  static const auto real_bind = reinterpret_cast<BindFunction>(dlsym(RTLD_NEXT, "bind"));
+  const int port = g_fixed_port.exchange(0);  // only the first listener gets the fixed port
+  if (port > 0 && address->sa_family == AF_INET && length >= sizeof(sockaddr_in)) {
+    sockaddr_in fixed = *reinterpret_cast<const sockaddr_in*>(address);
+    if (fixed.sin_port == 0) {
+      fixed.sin_port = htons(static_cast<uint16_t>(port));
+      return real_bind(fd, reinterpret_cast<const sockaddr*>(&fixed), sizeof fixed);
+    }
+  }
+  return real_bind(fd, address, length);
+}
+
+int main() {
+  g_fixed_port = parse_port(std::getenv("PAYRAIL_KAFKA_PORT"));
+  const char* prefix_env = std::getenv("PAYRAIL_TOPIC_PREFIX");
+  const std::string prefix = prefix_env ? prefix_env : "";
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  char error_text[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "log_level", "3", error_text, sizeof error_text);
+  rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error_text, sizeof error_text);
+  if (handle == nullptr) {
+    std::fprintf(stderr, "payrail-broker: %s\n", error_text);
+    return 1;
+  }
+  rd_kafka_mock_cluster_t* cluster = rd_kafka_mock_cluster_new(handle, 1);
+  if (cluster == nullptr) {
+    std::fprintf(stderr, "payrail-broker: could not start the mock cluster (port in use?)\n");
+    rd_kafka_destroy(handle);
+    return 1;
+  }
+  for (const auto& topic : payrail::topics::all_topics()) {
+    const auto name = payrail::topics::broker_topic_name(topic, prefix);
+    rd_kafka_mock_topic_create(cluster, name.c_str(), topic.partitions, 1);
+  }
+  std::printf("payrail-broker ready bootstrap=%s\n", rd_kafka_mock_cluster_bootstraps(cluster));
+  std::fflush(stdout);
+  while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  rd_kafka_mock_cluster_destroy(cluster);
+  rd_kafka_destroy(handle);
+  return 0;
+}

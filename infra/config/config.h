@@ -1,0 +1,69 @@
+// Configuration comes from environment variables only; every setting has a documented default
+// (docs/configuration.md). A malformed value stops the process at start-up with a clear error
+// rather than running with a surprise.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schemas/model/result.h"
+
+namespace payrail::infra {
+
+struct Config {
+  // Embedded stack and connections.
+  std::string data_dir = ".payrail";
+  std::string database_url = "postgresql://payrail@127.0.0.1:55432/payrail";
+  std::string kafka_brokers = "127.0.0.1:29092";
+  std::string topic_prefix;  // isolates topics of parallel test runs on one cluster
+  int kafka_session_timeout_ms = 6000;
+
+  // HTTP API.
+  std::string http_address = "127.0.0.1";
+  int http_port = 8080;
+  int http_reactor_threads = 2;
+  int api_worker_threads = 16;
+  int api_queue_max = 2048;
+  int db_pool_size = 16;
+  int db_acquire_timeout_ms = 2000;
+
+  // Identity-provider sessions.
+  std::string idp_issuer = "payrail-dev";
+  std::string idp_audience = "payrail-api";
+  std::optional<std::string> idp_hs256_secret;
+  std::optional<std::string> idp_jwks_file;
+
+  // Traffic limits.
+  int rate_limit_per_second = 100;
+  int rate_limit_burst = 200;
+
+  // Payouts.
+  int screening_wait_ms = 2000;
+  int settlement_delay_ms = 300;
+  std::optional<std::string> sanctions_dir;
+  int sanctions_reload_interval_ms = 30000;
+  std::string chain_adapter;  // empty: no live chain adapter configured
+
+  // Webhooks.
+  std::string webhook_encryption_key_hex;  // 64 hex chars (AES-256-GCM key)
+  std::optional<std::string> webhook_ca_file;
+  bool webhook_allow_private_targets_in_test = false;
+  std::vector<std::int64_t> webhook_retry_schedule_ms{5000,    30000,    120000,   600000,
+                                                      1800000, 3600000,  10800000, 21600000,
+                                                      43200000, 86400000};
+  int webhook_timeout_ms = 10000;
+  int webhook_delivery_concurrency = 8;
+
+  // Outbox.
+  int outbox_redrive_after_ms = 30000;
+  int outbox_poll_interval_ms = 200;
+
+  std::string log_level = "info";
+};
+
+// Reads every PAYRAIL_* variable. Unknown values or out-of-range numbers are errors.
+model::Result<Config> load_config_from_environment();
+
+}  // namespace payrail::infra

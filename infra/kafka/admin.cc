@@ -1,0 +1,119 @@
+#include "infra/kafka/admin.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafkacpp.h>
+
+#include <memory>
+#include <vector>
+
+#include "infra/kafka/producer.h"
+#include "infra/log/log.h"
+#include "topics/registry.h"
+
+namespace payrail::infra::kafka {
+namespace {
+
+constexpr int kAdminTimeoutMs = 15000;
+
+model::Error admin_error(const std::string& text) {
+  return model::Error::make(model::ErrorCode::service_unavailable, "Kafka admin: " + text);
+}
+
+struct HandleDeleter {
+  void operator()(rd_kafka_t* handle) const { rd_kafka_destroy(handle); }
+};
+using Handle = std::unique_ptr<rd_kafka_t, HandleDeleter>;
+
+model::Result<Handle> admin_handle(const std::string& brokers) {
+  char error_text[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  if (rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), error_text,
+                        sizeof error_text) != RD_KAFKA_CONF_OK) {
+    rd_kafka_conf_destroy(conf);
+    return admin_error(error_text);
+  }
+  rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error_text, sizeof error_text);
+  if (handle == nullptr) return admin_error(error_text);
+  return Handle(handle);
+}
+
+model::Status check_create_results(rd_kafka_event_t* event) {
+  const auto* result = rd_kafka_event_CreateTopics_result(event);
+  if (result == nullptr) return admin_error("no CreateTopics result");
+  size_t count = 0;
+  const auto** topics = rd_kafka_CreateTopics_result_topics(result, &count);
+  for (size_t i = 0; i < count; ++i) {
+    const auto code = rd_kafka_topic_result_error(topics[i]);
+    if (code == RD_KAFKA_RESP_ERR_NO_ERROR || code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) {
+      continue;
+    }
+    return admin_error(std::string(rd_kafka_topic_result_name(topics[i])) + ": " +
+                       rd_kafka_err2str(code));
+  }
+  return model::ok_status();
+}
+
+}  // namespace
+
+model::Status create_registry_topics(const std::string& brokers, const std::string& prefix,
+                                     int replication_factor) {
+  auto handle = admin_handle(brokers);
+  if (!handle.ok()) return handle.error();
+  std::vector<rd_kafka_NewTopic_t*> new_topics;
+  char error_text[512];
+  for (const auto& topic : topics::all_topics()) {
+    const auto name = topics::broker_topic_name(topic, prefix);
+    new_topics.push_back(rd_kafka_NewTopic_new(name.c_str(), topic.partitions, replication_factor,
+                                               error_text, sizeof error_text));
+  }
+  rd_kafka_queue_t* queue = rd_kafka_queue_new(handle->get());
+  rd_kafka_CreateTopics(handle->get(), new_topics.data(), new_topics.size(), nullptr, queue);
+  rd_kafka_event_t* event = rd_kafka_queue_poll(queue, kAdminTimeoutMs);
+  model::Status status = event == nullptr ? model::Status(admin_error("CreateTopics timed out"))
+                         : rd_kafka_event_error(event)
+                             ? model::Status(admin_error(rd_kafka_event_error_string(event)))
+                             : check_create_results(event);
+  if (event != nullptr) rd_kafka_event_destroy(event);
+  rd_kafka_queue_destroy(queue);
+  rd_kafka_NewTopic_destroy_array(new_topics.data(), new_topics.size());
+  return status;
+}
+
+model::Status reset_offsets_to_earliest(const std::string& brokers, const std::string& group_id,
+                                        const std::string& topic) {
+  std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"bootstrap.servers", brokers}, {"group.id", group_id},
+           {"enable.auto.commit", "false"}, {"log_level", "3"}}) {
+    if (auto status = set_property(*conf, name, value); !status.ok()) return status;
+  }
+  std::string error_text;
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer(
+      RdKafka::KafkaConsumer::create(conf.get(), error_text));
+  if (!consumer) return admin_error(error_text);
+  RdKafka::Metadata* raw_metadata = nullptr;
+  std::unique_ptr<RdKafka::Topic> topic_handle(
+      RdKafka::Topic::create(consumer.get(), topic, nullptr, error_text));
+  if (consumer->metadata(false, topic_handle.get(), &raw_metadata, kAdminTimeoutMs) !=
+      RdKafka::ERR_NO_ERROR) {
+    return admin_error("metadata for " + topic);
+  }
+  std::unique_ptr<RdKafka::Metadata> metadata(raw_metadata);
+  std::vector<RdKafka::TopicPartition*> offsets;
+  for (const auto* topic_metadata : *metadata->topics()) {
+    for (const auto* partition : *topic_metadata->partitions()) {
+      int64_t low = 0;
+      int64_t high = 0;
+      consumer->query_watermark_offsets(topic, partition->id(), &low, &high, kAdminTimeoutMs);
+      offsets.push_back(RdKafka::TopicPartition::create(topic, partition->id(), low));
+    }
+  }
+  const auto code = consumer->commitSync(offsets);
+  RdKafka::TopicPartition::destroy(offsets);
+  consumer->close();
+  if (code != RdKafka::ERR_NO_ERROR) return admin_error(RdKafka::err2str(code));
+  log::info("kafka.offsets_reset", {{"group", group_id}, {"topic", topic}});
+  return model::ok_status();
+}
+
+}  // namespace payrail::infra::kafka

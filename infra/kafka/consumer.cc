@@ -1,0 +1,145 @@
+#include "infra/kafka/consumer.h"
+
+#include <librdkafka/rdkafkacpp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "infra/kafka/producer.h"
+#include "infra/log/log.h"
+
+namespace payrail::infra::kafka {
+namespace {
+
+constexpr int kPollTimeoutMs = 100;
+
+// Logs assignments (operators and tests see when a member is ready) and applies them.
+class RebalanceLogger : public RdKafka::RebalanceCb {
+ public:
+  explicit RebalanceLogger(std::string group_id) : group_id_(std::move(group_id)) {}
+  void rebalance_cb(RdKafka::KafkaConsumer* consumer, RdKafka::ErrorCode code,
+                    std::vector<RdKafka::TopicPartition*>& partitions) override {
+    if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
+      consumer->assign(partitions);
+      log::info("consumer.assigned",
+                {{"group", group_id_}, {"partitions", std::to_string(partitions.size())}});
+    } else {
+      consumer->unassign();
+      log::info("consumer.revoked", {{"group", group_id_}});
+    }
+  }
+
+ private:
+  std::string group_id_;
+};
+
+model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> create_consumer(
+    const ConsumerOptions& options, RdKafka::RebalanceCb& rebalance) {
+  std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
+  // librdkafka 2.0.2 defaults to auto-storing offsets: every option is set explicitly.
+  const std::vector<std::pair<std::string, std::string>> properties{
+      {"bootstrap.servers", options.brokers},
+      {"group.id", options.group_id},
+      {"client.id", options.client_id},
+      {"enable.auto.commit", "true"},
+      {"auto.commit.interval.ms", "500"},
+      {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "earliest"},
+      {"session.timeout.ms", std::to_string(options.session_timeout_ms)},
+      {"heartbeat.interval.ms", std::to_string(std::max(100, options.session_timeout_ms / 3))},
+      {"max.poll.interval.ms", "300000"},
+      {"fetch.wait.max.ms", "20"},
+      {"fetch.min.bytes", "1"},
+      {"enable.partition.eof", "false"},
+      {"allow.auto.create.topics", "false"},
+      {"reconnect.backoff.ms", "100"},
+      {"reconnect.backoff.max.ms", "2000"},
+      {"log_level", "3"},
+  };
+  for (const auto& [name, value] : properties) {
+    if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
+  }
+  std::string error_text;
+  if (conf->set("rebalance_cb", &rebalance, error_text) != RdKafka::Conf::CONF_OK) {
+    return model::Error::make(model::ErrorCode::service_unavailable, "Kafka: " + error_text);
+  }
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer(
+      RdKafka::KafkaConsumer::create(conf.get(), error_text));
+  if (!consumer) {
+    return model::Error::make(model::ErrorCode::service_unavailable, "Kafka: " + error_text);
+  }
+  const auto code = consumer->subscribe(options.topics);
+  if (code != RdKafka::ERR_NO_ERROR) {
+    return model::Error::make(model::ErrorCode::service_unavailable,
+                              "Kafka subscribe: " + RdKafka::err2str(code));
+  }
+  return consumer;
+}
+
+void store_offset(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& message) {
+  std::unique_ptr<RdKafka::TopicPartition> position(RdKafka::TopicPartition::create(
+      message.topic_name(), message.partition(), message.offset() + 1));
+  std::vector<RdKafka::TopicPartition*> positions{position.get()};
+  const auto code = consumer.offsets_store(positions);
+  if (code != RdKafka::ERR_NO_ERROR) {
+    // The partition was revoked meanwhile; its new owner re-applies the message (idempotent).
+    log::warn("kafka.offset_store_failed", {{"error", RdKafka::err2str(code)}});
+  }
+}
+
+void rewind(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& message) {
+  std::unique_ptr<RdKafka::TopicPartition> position(RdKafka::TopicPartition::create(
+      message.topic_name(), message.partition(), message.offset()));
+  const auto code = consumer.seek(*position, 1000);
+  if (code != RdKafka::ERR_NO_ERROR) {
+    log::warn("kafka.seek_failed", {{"error", RdKafka::err2str(code)}});
+  }
+}
+
+}  // namespace
+
+ConsumerRunner::ConsumerRunner(ConsumerOptions options, MessageHandler handler)
+    : options_(std::move(options)), handler_(std::move(handler)) {}
+
+model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
+  RebalanceLogger rebalance(options_.group_id);
+  auto created = create_consumer(options_, rebalance);
+  if (!created.ok()) return created.error();
+  auto consumer = std::move(created.value());
+  log::info("consumer.started", {{"group", options_.group_id}});
+  int backoff_ms = 100;
+  while (!stop.load()) {
+    std::unique_ptr<RdKafka::Message> message(consumer->consume(kPollTimeoutMs));
+    if (message->err() == RdKafka::ERR__TIMED_OUT) continue;
+    if (message->err() != RdKafka::ERR_NO_ERROR) {
+      log::warn("kafka.consume_error", {{"error", message->errstr()}});
+      continue;
+    }
+    const std::string_view bytes(static_cast<const char*>(message->payload()), message->len());
+    auto envelope = topics::decode(bytes);
+    if (!envelope.ok()) {
+      // Not ours or corrupt: applying it is impossible, retrying it forever would stall the
+      // partition. Log loudly and move on.
+      log::error("kafka.message_undecodable",
+                 {{"topic", message->topic_name()}, {"offset", std::to_string(message->offset())},
+                  {"error", envelope.error().message}});
+      store_offset(*consumer, *message);
+      continue;
+    }
+    if (handler_(*envelope) == HandlerOutcome::retry) {
+      rewind(*consumer, *message);
+      std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
+      backoff_ms = std::min(backoff_ms * 2, options_.retry_backoff_max_ms);
+      continue;
+    }
+    backoff_ms = 100;
+    store_offset(*consumer, *message);
+  }
+  consumer->close();
+  log::info("consumer.stopped", {{"group", options_.group_id}});
+  return model::ok_status();
+}
+
+}  // namespace payrail::infra::kafka

@@ -1,0 +1,44 @@
+#include "infra/outbox/outbox.h"
+
+#include "infra/crypto/crypto.h"
+#include "infra/pg/pool.h"
+#include "infra/time/clock.h"
+
+namespace payrail::infra::outbox {
+namespace {
+
+constexpr pg::Statement kInsertMessage{"outbox_insert", R"sql(
+INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ($1, $2, $3, $4))sql"};
+
+constexpr pg::Statement kMarkConsumed{"outbox_mark_consumed", R"sql(
+UPDATE outbox SET consumed_at = now() WHERE message_id = $1 AND consumed_at IS NULL)sql"};
+
+constexpr pg::Statement kIsConsumed{"outbox_is_consumed", R"sql(
+SELECT consumed_at IS NOT NULL FROM outbox WHERE message_id = $1)sql"};
+
+}  // namespace
+
+std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
+                    model::Mode mode, std::string_view resource_id) {
+  topics::Envelope envelope;
+  envelope.message_id = "msg_" + crypto::random_base62(24);
+  envelope.type = std::string(topic.message_type);
+  envelope.org_id = std::string(org_id);
+  envelope.mode = mode;
+  envelope.resource_id = std::string(resource_id);
+  envelope.created_at = time::format_utc(time::now_utc());
+  pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name),
+           envelope.resource_id, topics::encode(envelope));
+  return envelope.message_id;
+}
+
+bool mark_consumed(pqxx::work& tx, std::string_view message_id) {
+  return pg::exec(tx, kMarkConsumed, std::string(message_id)).affected_rows() == 1;
+}
+
+bool is_consumed(pqxx::work& tx, std::string_view message_id) {
+  const auto rows = pg::exec(tx, kIsConsumed, std::string(message_id));
+  return rows.empty() || rows[0][0].as<bool>();
+}
+
+}  // namespace payrail::infra::outbox

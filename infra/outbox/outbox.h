@@ -1,0 +1,29 @@
+// Writing to and consuming from the transactional outbox (see 0001_foundation.sql).
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <string>
+#include <string_view>
+
+#include "schemas/model/mode.h"
+#include "topics/envelope.h"
+#include "topics/registry.h"
+
+namespace payrail::infra::outbox {
+
+// Adds a message for `topic` to the outbox inside the caller's transaction; it is published
+// only if that transaction commits. Returns the message id.
+std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
+                    model::Mode mode, std::string_view resource_id);
+
+// Called by a topic's designated consumer inside the transaction that applies the message.
+// Returns false when the message was already consumed (a redelivery or a replay): the caller
+// then applies nothing.
+bool mark_consumed(pqxx::work& tx, std::string_view message_id);
+
+// True when the designated consumer already applied the message (or it is past retention).
+bool is_consumed(pqxx::work& tx, std::string_view message_id);
+
+
+}  // namespace payrail::infra::outbox

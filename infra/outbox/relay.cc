@@ -1,0 +1,115 @@
+#include "infra/outbox/relay.h"
+
+#include <vector>
+
+#include "infra/log/log.h"
+#include "infra/pg/sql_array.h"
+#include "topics/registry.h"
+
+namespace payrail::infra::outbox {
+namespace {
+
+constexpr pg::Statement kClaimUnpublished{"outbox_claim_unpublished", R"sql(
+SELECT id, topic, message_key, payload FROM outbox
+WHERE published_at IS NULL AND next_attempt_at <= now()
+ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)sql"};
+
+constexpr pg::Statement kMarkPublished{"outbox_mark_published", R"sql(
+UPDATE outbox SET published_at = now(), publish_attempts = publish_attempts + 1
+WHERE id = ANY($1::bigint[]))sql"};
+
+// Failed publications back off exponentially, capped at one minute.
+constexpr pg::Statement kMarkFailed{"outbox_mark_failed", R"sql(
+UPDATE outbox SET publish_attempts = publish_attempts + 1,
+  next_attempt_at = now() + least(interval '60 seconds',
+                                  interval '200 milliseconds' * power(2, least(publish_attempts, 10)))
+WHERE id = ANY($1::bigint[]))sql"};
+
+// Re-drive waits longer after each re-drive of the same row (x2, capped at x64), so a consumer
+// group that is down does not turn into a publication storm.
+constexpr pg::Statement kRedrive{"outbox_redrive", R"sql(
+UPDATE outbox SET published_at = NULL, next_attempt_at = now()
+WHERE id IN (
+  SELECT id FROM outbox
+  WHERE consumed_at IS NULL AND published_at IS NOT NULL
+    AND published_at < now() - $1::bigint * interval '1 millisecond'
+                               * least(64, power(2, greatest(publish_attempts - 1, 0)))
+  ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED))sql"};
+
+}  // namespace
+
+Relay::Relay(pg::Pool& pool, kafka::Producer& producer, RelayOptions options)
+    : pool_(pool), producer_(producer), options_(std::move(options)) {}
+
+Relay::~Relay() { stop(); }
+
+void Relay::start() {
+  stopping_ = false;
+  thread_ = std::thread([this] { run(); });
+}
+
+void Relay::stop() {
+  stopping_ = true;
+  wake();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Relay::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  wake_signal_.notify_one();
+}
+
+model::Result<std::size_t> Relay::publish_once() {
+  return pool_.transact([&](pqxx::work& tx) -> model::Result<std::size_t> {
+    const auto rows = pg::exec(tx, kClaimUnpublished, static_cast<long>(options_.batch_max));
+    if (rows.empty()) return std::size_t{0};
+    std::vector<kafka::ProduceItem> items;
+    std::vector<long> ids;
+    items.reserve(rows.size());
+    for (const auto& row : rows) {
+      ids.push_back(row[0].as<long>());
+      const auto* topic = topics::find_topic(row[1].as<std::string>());
+      const auto name = topic ? topics::broker_topic_name(*topic, options_.topic_prefix)
+                              : options_.topic_prefix + row[1].as<std::string>();
+      items.push_back({name, row[2].as<std::string>(), row[3].as<std::string>()});
+    }
+    const auto delivered = producer_.produce_batch(items);
+    std::vector<long> published;
+    std::vector<long> failed;
+    for (std::size_t i = 0; i < ids.size(); ++i) (delivered[i] ? published : failed).push_back(ids[i]);
+    if (!published.empty()) pg::exec(tx, kMarkPublished, pg::sql_array(published));
+    if (!failed.empty()) pg::exec(tx, kMarkFailed, pg::sql_array(failed));
+    return published.size();
+  });
+}
+
+model::Result<std::size_t> Relay::redrive_once() {
+  return pool_.transact([&](pqxx::work& tx) -> model::Result<std::size_t> {
+    const auto result = pg::exec(tx, kRedrive, static_cast<long>(options_.redrive_after.count()),
+                                 static_cast<long>(options_.batch_max));
+    const auto count = static_cast<std::size_t>(result.affected_rows());
+    if (count > 0) log::warn("outbox.redriven", {{"count", std::to_string(count)}});
+    return count;
+  });
+}
+
+void Relay::run() {
+  const auto redrive_interval = std::max(std::chrono::milliseconds(500), options_.redrive_after / 4);
+  auto next_redrive = std::chrono::steady_clock::now() + redrive_interval;
+  while (!stopping_) {
+    auto published = publish_once();
+    if (published.ok() && *published == options_.batch_max) continue;  // more is waiting
+    if (std::chrono::steady_clock::now() >= next_redrive) {
+      (void)redrive_once();
+      next_redrive = std::chrono::steady_clock::now() + redrive_interval;
+    }
+    std::unique_lock lock(mutex_);
+    wake_signal_.wait_for(lock, options_.poll_interval, [this] { return woken_ || stopping_.load(); });
+    woken_ = false;
+  }
+}
+
+}  // namespace payrail::infra::outbox

@@ -1,0 +1,59 @@
+// The outbox relay: publishes committed outbox rows to Kafka and marks them published once the
+// broker acknowledged them; re-drives rows that were published but never consumed (the broker
+// may have lost them, for example the in-memory development broker restarting).
+//
+// Every process that writes to the outbox runs one relay thread and wakes it right after its
+// commits (the fast path); the periodic poll makes publication certain. Several relays share the
+// table safely (FOR UPDATE SKIP LOCKED). Publication is at least once; consumers are idempotent.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "infra/kafka/producer.h"
+#include "infra/pg/pool.h"
+
+namespace payrail::infra::outbox {
+
+struct RelayOptions {
+  std::string topic_prefix;
+  std::size_t batch_max = 500;
+  std::chrono::milliseconds poll_interval{200};
+  std::chrono::milliseconds redrive_after{30000};
+};
+
+class Relay {
+ public:
+  Relay(pg::Pool& pool, kafka::Producer& producer, RelayOptions options);
+  ~Relay();
+  Relay(const Relay&) = delete;
+  Relay& operator=(const Relay&) = delete;
+
+  void start();
+  void stop();
+  void wake();
+
+  // One batch: claim unpublished rows, publish, record the outcome. Returns rows published.
+  model::Result<std::size_t> publish_once();
+  // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
+  model::Result<std::size_t> redrive_once();
+
+ private:
+  void run();
+
+  pg::Pool& pool_;
+  kafka::Producer& producer_;
+  RelayOptions options_;
+  std::mutex mutex_;
+  std::condition_variable wake_signal_;
+  bool woken_ = false;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace payrail::infra::outbox

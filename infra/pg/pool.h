@@ -1,0 +1,103 @@
+// A bounded pool of PostgreSQL connections and the one way to run a transaction.
+//
+// Every write in Payrail is one call to Pool::transact: the callback returns a Result; an ok
+// result commits, an error result rolls back. Serialization failures and deadlocks are retried
+// from the start; a connection lost before COMMIT is retried once on a fresh connection; a
+// connection lost during COMMIT is reported as "in doubt" and never retried blindly.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "schemas/model/result.h"
+
+namespace payrail::infra::pg {
+
+// SQL lives as named constants next to the repository that runs it.
+struct Statement {
+  const char* name;
+  const char* sql;
+};
+
+// Runs a named statement, preparing it on this connection the first time it is used.
+template <class Transaction, class... Args>
+pqxx::result exec(Transaction& tx, const Statement& statement, Args&&... args) {
+  tx.conn().prepare(statement.name, statement.sql);
+  return tx.exec_prepared(statement.name, std::forward<Args>(args)...);
+}
+
+struct PoolOptions {
+  std::string url;
+  std::size_t max_connections = 8;
+  std::chrono::milliseconds acquire_timeout{2000};
+  std::chrono::milliseconds statement_timeout{15000};
+  std::string application_name = "payrail";
+};
+
+class Pool {
+ public:
+  explicit Pool(PoolOptions options);
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  template <class Work>
+  auto transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>()));
+
+  // Opens a standalone connection with the pool's settings (for LISTEN, migrations).
+  model::Result<std::unique_ptr<pqxx::connection>> open_connection() const;
+
+  const PoolOptions& options() const { return options_; }
+
+ private:
+  model::Result<std::unique_ptr<pqxx::connection>> acquire();
+  void release(std::unique_ptr<pqxx::connection> connection, bool reusable);
+
+  static constexpr int kAttemptsMax = 4;
+
+  PoolOptions options_;
+  std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<pqxx::connection>> idle_;
+  std::size_t open_count_ = 0;
+};
+
+// Classification of a libpqxx failure at the adapter edge.
+enum class FailureKind { retry, reconnect, in_doubt, permanent };
+FailureKind classify_failure(const std::exception& failure);
+model::Error database_error(FailureKind kind, const std::exception& failure);
+
+template <class Work>
+auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) {
+  using ResultType = decltype(work(std::declval<pqxx::work&>()));
+  for (int attempt = 1;; ++attempt) {
+    auto connection = acquire();
+    if (!connection.ok()) return connection.error();
+    auto owned = std::move(connection.value());
+    FailureKind kind = FailureKind::permanent;
+    try {
+      std::optional<ResultType> result;
+      {
+        pqxx::work tx(*owned);
+        result.emplace(work(tx));
+        if (result->ok()) tx.commit();
+      }
+      release(std::move(owned), true);
+      return std::move(*result);
+    } catch (const std::exception& failure) {
+      kind = classify_failure(failure);
+      release(std::move(owned), kind == FailureKind::retry);
+      const bool retryable = kind == FailureKind::retry || kind == FailureKind::reconnect;
+      if (!retryable || attempt >= kAttemptsMax) return database_error(kind, failure);
+    }
+  }
+}
+
+}  // namespace payrail::infra::pg

@@ -1,0 +1,28 @@
+// Broadcast attempts: the execution worker records its intent before calling the chain adapter
+// and the outcome after, so a crash in between is visible and the retry reuses the reference.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <optional>
+#include <string>
+
+namespace payrail::infra::repositories::broadcasts {
+
+struct Broadcast {
+  std::string reference;
+  std::optional<std::string> outcome;  // broadcast | rejected
+  std::optional<std::string> tx_hash;
+  std::optional<std::string> failure_reason;
+};
+
+// Records the intent (idempotent) and returns the current attempt.
+Broadcast begin(pqxx::work& tx, const std::string& payout_id);
+// Records the outcome once; a second call changes nothing.
+void finish(pqxx::work& tx, const std::string& payout_id, bool accepted, const std::string& tx_hash,
+            const std::string& failure_reason);
+std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id);
+// Milliseconds until `delay_ms` after the broadcast finished (database time); 0 when past.
+long remaining_delay_ms(pqxx::work& tx, const std::string& payout_id, long delay_ms);
+
+}  // namespace payrail::infra::repositories::broadcasts

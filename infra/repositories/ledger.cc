@@ -1,0 +1,124 @@
+#include "infra/repositories/ledger.h"
+
+#include <array>
+#include <stdexcept>
+
+#include "infra/pg/pool.h"
+#include "schemas/model/money.h"
+
+namespace payrail::infra::repositories::ledger {
+namespace {
+
+struct MovementSpec {
+  Movement movement;
+  const char* kind;
+  const char* debit_account;   // loses the amount
+  const char* credit_account;  // gains the amount
+};
+
+constexpr std::array kMovements{
+    MovementSpec{Movement::sandbox_funding, "sandbox_funding", "sandbox_funding", "available"},
+    MovementSpec{Movement::hold, "hold", "available", "held"},
+    MovementSpec{Movement::release, "release", "held", "available"},
+    MovementSpec{Movement::refund, "refund", "held", "available"},
+    MovementSpec{Movement::settle, "settle", "held", "payouts_sent"},
+};
+
+const MovementSpec& spec_of(Movement movement) {
+  for (const auto& spec : kMovements) {
+    if (spec.movement == movement) return spec;
+  }
+  throw std::logic_error("unknown ledger movement");
+}
+
+constexpr pg::Statement kInsertEntry{"ledger_insert_entry", R"sql(
+INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT DO NOTHING RETURNING id)sql"};
+
+constexpr pg::Statement kInsertPostings{"ledger_insert_postings", R"sql(
+INSERT INTO journal_postings (entry_id, account, amount)
+VALUES ($1, $2, -($4::numeric)), ($1, $3, $4::numeric))sql"};
+
+// The CHECK constraints on balances are the last line of defence; this guard turns a short
+// balance into a clean "insufficient" answer instead of a constraint error.
+constexpr pg::Statement kUpdateBalance{"ledger_update_balance", R"sql(
+UPDATE balances SET available = available + $4::numeric, held = held + $5::numeric,
+                    updated_at = now()
+WHERE org_id = $1 AND mode = $2 AND asset = $3
+  AND available + $4::numeric >= 0 AND held + $5::numeric >= 0
+RETURNING 1)sql"};
+
+constexpr pg::Statement kOpenAccounts{"ledger_open_accounts", R"sql(
+INSERT INTO balances (org_id, mode, asset)
+SELECT $1, m.mode, a.asset FROM (VALUES ('test'), ('live')) AS m (mode),
+                                (VALUES ('USDC'), ('USDT'), ('ETH')) AS a (asset))sql"};
+
+constexpr pg::Statement kBalances{"ledger_balances", R"sql(
+SELECT asset, available::text, held::text FROM balances WHERE org_id = $1 AND mode = $2
+ORDER BY CASE asset WHEN 'USDC' THEN 1 WHEN 'USDT' THEN 2 ELSE 3 END)sql"};
+
+// Balances are shown at the asset's precision ("1000000.000000" for USDC).
+std::string at_precision(const std::string& asset, const std::string& value) {
+  const auto parsed = model::parse_decimal(value);
+  const auto parsed_asset = model::parse_asset(asset);
+  if (!parsed || !parsed_asset) return value;
+  return model::format_decimal(model::rescale(*parsed, model::asset_precision(*parsed_asset)));
+}
+
+std::string delta(const MovementSpec& spec, std::string_view account, const std::string& amount) {
+  if (account == spec.credit_account) return amount;
+  if (account == spec.debit_account) return "-" + amount;
+  return "0";
+}
+
+}  // namespace
+
+Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::string_view asset,
+              Movement movement, std::optional<std::string_view> resource_id,
+              const std::string& amount) {
+  const auto& spec = spec_of(movement);
+  const std::optional<std::string> resource =
+      resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
+  const auto entry = pg::exec(tx, kInsertEntry, std::string(org_id),
+                              std::string(model::mode_name(mode)), std::string(asset),
+                              std::string(spec.kind), resource);
+  if (entry.empty()) return Applied::already_applied;
+  const auto updated = pg::exec(tx, kUpdateBalance, std::string(org_id),
+                                std::string(model::mode_name(mode)), std::string(asset),
+                                delta(spec, "available", amount), delta(spec, "held", amount));
+  if (updated.empty()) {
+    if (movement != Movement::hold) {
+      throw std::logic_error("ledger invariant violated: held balance short for " +
+                             std::string(spec.kind));
+    }
+    return Applied::insufficient_balance;  // the caller rolls the transaction back
+  }
+  pg::exec(tx, kInsertPostings, entry[0][0].as<long>(), std::string(spec.debit_account),
+           std::string(spec.credit_account), amount);
+  return Applied::applied;
+}
+
+void open_accounts(pqxx::work& tx, std::string_view org_id) {
+  pg::exec(tx, kOpenAccounts, std::string(org_id));
+  const std::array<std::pair<const char*, const char*>, 3> sandbox{
+      {{"USDC", "1000000"}, {"USDT", "1000000"}, {"ETH", "1000"}}};
+  for (const auto& [asset, amount] : sandbox) {
+    apply(tx, org_id, model::Mode::test, asset, Movement::sandbox_funding, std::nullopt, amount);
+  }
+}
+
+model::Result<std::vector<BalanceRow>> balances(pg::Pool& pool, std::string_view org_id,
+                                                model::Mode mode) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<BalanceRow>> {
+    std::vector<BalanceRow> rows;
+    for (const auto& row : pg::exec(tx, kBalances, std::string(org_id),
+                                    std::string(model::mode_name(mode)))) {
+      const auto asset = row[0].as<std::string>();
+      rows.push_back({asset, at_precision(asset, row[1].as<std::string>()),
+                      at_precision(asset, row[2].as<std::string>())});
+    }
+    return rows;
+  });
+}
+
+}  // namespace payrail::infra::repositories::ledger

@@ -1,0 +1,50 @@
+// The double-entry ledger. Every balance change is a journal entry with two postings that sum to
+// zero, applied together with the balance row in the caller's transaction. Movements are data
+// (kMovements in ledger.cc): which account is debited and which credited.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infra/pg/pool.h"
+
+#include "schemas/model/mode.h"
+#include "schemas/model/result.h"
+
+namespace payrail::infra::repositories::ledger {
+
+enum class Movement {
+  sandbox_funding,  // test mode seed: sandbox_funding -> available
+  hold,             // payout created: available -> held
+  release,          // blocked, cancelled, rejected: held -> available
+  refund,           // failed broadcast: held -> available
+  settle,           // completed: held -> payouts_sent
+};
+
+enum class Applied { applied, already_applied, insufficient_balance };
+
+// Applies `movement` of `amount` (a decimal string) for `resource_id`. A payout's hold and its
+// one outcome (release, refund or settle) can each be applied only once: a second attempt returns
+// already_applied and changes nothing.
+Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::string_view asset,
+              Movement movement, std::optional<std::string_view> resource_id,
+              const std::string& amount);
+
+// Creates the zero balances of a new organization (both modes, every asset) and funds the test
+// mode sandbox (1,000,000 USDC, 1,000,000 USDT, 1,000 ETH).
+void open_accounts(pqxx::work& tx, std::string_view org_id);
+
+struct BalanceRow {
+  std::string asset;
+  std::string available;  // decimal text at the asset's precision
+  std::string held;
+};
+
+// The organization's balances in `mode`, one per asset (USDC, USDT, ETH).
+model::Result<std::vector<BalanceRow>> balances(pg::Pool& pool, std::string_view org_id,
+                                                model::Mode mode);
+
+}  // namespace payrail::infra::repositories::ledger

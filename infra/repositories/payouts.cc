@@ -1,0 +1,283 @@
+#include "infra/repositories/payouts.h"
+
+#include <stdexcept>
+
+#include "infra/ids.h"
+#include "infra/outbox/outbox.h"
+#include "infra/repositories/events.h"
+#include "infra/repositories/ledger.h"
+#include "infra/repositories/spend.h"
+#include "infra/repositories/sql.h"
+#include "topics/registry.h"
+
+namespace payrail::infra::repositories::payouts {
+namespace {
+
+using model::PayoutTrigger;
+
+#define PAYRAIL_PAYOUT_COLUMNS                                                                  \
+  "id, org_id, mode, status, amount::text, currency, network, address, metadata, "              \
+  "screening_status, screening_reasons, tx_hash, failure_reason, " PAYRAIL_TIMESTAMP(          \
+      "created_at") ", amount_usd::text, event_sequence"
+
+constexpr pg::Statement kLock{"payouts_lock",
+                              "SELECT " PAYRAIL_PAYOUT_COLUMNS " FROM payouts WHERE id = $1 FOR UPDATE"};
+
+constexpr pg::Statement kFind{"payouts_find", "SELECT " PAYRAIL_PAYOUT_COLUMNS
+                                              " FROM payouts WHERE id = $1 AND org_id = $2 AND mode = $3"};
+
+constexpr pg::Statement kFindAny{"payouts_find_any",
+                                 "SELECT " PAYRAIL_PAYOUT_COLUMNS " FROM payouts WHERE id = $1"};
+
+constexpr pg::Statement kList{"payouts_list",
+                              "SELECT " PAYRAIL_PAYOUT_COLUMNS
+                              " FROM payouts WHERE ($7::text IS NULL OR status = $7) AND" PAYRAIL_KEYSET_CONDITIONS(
+                                  "payouts") PAYRAIL_KEYSET_ORDER};
+
+constexpr pg::Statement kInsert{
+    "payouts_insert",
+    "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
+    "metadata, amount_usd, event_sequence) VALUES ($1, $2, $3, 'pending', $4::numeric, $5, $6, "
+    "$7, $8, $9::numeric, 1) RETURNING " PAYRAIL_PAYOUT_COLUMNS};
+
+constexpr pg::Statement kUpdate{
+    "payouts_update",
+    "UPDATE payouts SET status = $2, event_sequence = event_sequence + $3, "
+    "screening_status = coalesce($4, screening_status), "
+    "screening_reasons = coalesce($5::text[], screening_reasons), "
+    "screening_list_version = coalesce($6, screening_list_version), "
+    "screened_at = CASE WHEN $4::text IS NULL THEN screened_at ELSE now() END, "
+    "tx_hash = coalesce($7, tx_hash), failure_reason = coalesce($8, failure_reason), "
+    "approved_by = coalesce($9, approved_by), updated_at = now() "
+    "WHERE id = $1 AND status = $10 RETURNING " PAYRAIL_PAYOUT_COLUMNS};
+
+constexpr pg::Statement kLogTransition{
+    "payouts_log_transition",
+    "INSERT INTO payout_transitions (payout_id, from_status, to_status, trigger) "
+    "VALUES ($1, $2, $3, $4)"};
+
+PayoutRow read_row(const pqxx::row& row) {
+  PayoutRow payout;
+  auto& resource = payout.resource;
+  resource.id = row[0].as<std::string>();
+  payout.org_id = row[1].as<std::string>();
+  resource.mode = *model::parse_mode(row[2].as<std::string>());
+  resource.status = row[3].as<std::string>();
+  payout.status = *model::parse_payout_status(resource.status);
+  resource.amount = row[4].as<std::string>();
+  resource.currency = row[5].as<std::string>();
+  resource.network = row[6].as<std::string>();
+  resource.address = row[7].as<std::string>();
+  resource.metadata_json = optional_text(row[8]);
+  resource.screening_status = row[9].as<std::string>();
+  resource.screening_reasons = parse_text_array(row[10]);
+  resource.tx_hash = optional_text(row[11]);
+  resource.failure_reason = optional_text(row[12]);
+  resource.created_at = row[13].as<std::string>();
+  payout.amount_usd = row[14].as<std::string>();
+  payout.event_sequence = row[15].as<int>();
+  return payout;
+}
+
+std::optional<ledger::Movement> movement_of(model::MoneyEffect effect) {
+  switch (effect) {
+    case model::MoneyEffect::none: return std::nullopt;
+    case model::MoneyEffect::hold: return ledger::Movement::hold;
+    case model::MoneyEffect::release: return ledger::Movement::release;
+    case model::MoneyEffect::refund: return ledger::Movement::refund;
+    case model::MoneyEffect::settle: return ledger::Movement::settle;
+  }
+  return std::nullopt;
+}
+
+// Everything a transition does besides the status itself. Returns false when the hold found the
+// balance short (only possible at creation; the caller rolls back).
+bool apply_effects(pqxx::work& tx, const PayoutRow& after,
+                   const model::PayoutTransition& transition) {
+  const auto from = transition.from ? std::optional<std::string>(std::string(
+                                          model::payout_status_name(*transition.from)))
+                                    : std::nullopt;
+  pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
+           std::string(model::payout_trigger_name(transition.trigger)));
+  if (const auto movement = movement_of(transition.money)) {
+    const auto applied = ledger::apply(tx, after.org_id, after.resource.mode,
+                                       after.resource.currency, *movement, after.resource.id,
+                                       after.resource.amount);
+    if (applied == ledger::Applied::insufficient_balance) return false;
+  }
+  if (transition.returns_spend) spend::give_back(tx, after.resource.id);
+  if (transition.event) {
+    const std::string type(*transition.event);
+    events::append(tx,
+                   {after.org_id, after.resource.mode, type, "payout", after.resource.id,
+                    after.event_sequence},
+                   [&](const std::string& event_id, const std::string& occurred_at) {
+                     return model::payout_event_json(after.resource, type, event_id, occurred_at,
+                                                     after.event_sequence);
+                   });
+  }
+  return true;
+}
+
+std::string mode_text(model::Mode mode) { return std::string(model::mode_name(mode)); }
+
+}  // namespace
+
+std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id) {
+  const auto rows = pg::exec(tx, kLock, std::string(payout_id));
+  if (rows.empty()) return std::nullopt;
+  return read_row(rows[0]);
+}
+
+std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
+                                    PayoutTrigger trigger, const TransitionDetails& details) {
+  const auto found = model::find_payout_transition(current.status, trigger);
+  if (!found) return std::nullopt;
+  const auto& screening = details.screening;
+  const auto rows = pg::exec(
+      tx, kUpdate, current.resource.id, std::string(model::payout_status_name(found->to)),
+      found->event ? 1 : 0,
+      screening ? std::optional<std::string>(screening->blocked ? "blocked" : "clear")
+                : std::nullopt,
+      screening ? std::optional<std::string>(text_array_literal(screening->reasons))
+                : std::nullopt,
+      screening ? std::optional<std::string>(screening->list_version) : std::nullopt,
+      details.tx_hash, details.failure_reason, details.approved_by, current.resource.status);
+  if (rows.empty()) return std::nullopt;  // changed since it was locked: cannot happen under lock
+  auto after = read_row(rows[0]);
+  if (!apply_effects(tx, after, *found)) {
+    throw std::logic_error("payout transition found the held balance short");
+  }
+  return after;
+}
+
+model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<CreateOutcome> {
+    const auto id = new_id("po_");
+    if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
+      return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
+    }
+    const auto& scope = request.scope;
+    const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
+    const auto amount_usd = model::parse_decimal(request.amount_usd);
+    if (!amount_usd || model::compare(*amount_usd, limits.per_payout_usd) > 0) {
+      return model::Error::make(model::ErrorCode::limit_exceeded,
+                                "The payout exceeds the per-payout limit of " +
+                                    model::format_decimal(limits.per_payout_usd) + " USD.");
+    }
+    auto created = read_row(pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode),
+                                     request.amount, request.currency, request.network,
+                                     request.address, request.metadata_json,
+                                     request.amount_usd)[0]);
+    const auto transition = *model::find_payout_transition(std::nullopt, PayoutTrigger::create);
+    if (!apply_effects(tx, created, transition)) {
+      return model::Error::make(model::ErrorCode::insufficient_balance,
+                                "The available " + request.currency +
+                                    " balance is below the payout amount.");
+    }
+    if (auto reserved = spend::reserve(tx, scope.org_id, scope.mode, request.amount_usd, limits);
+        !reserved.ok()) {
+      return reserved.error();
+    }
+    outbox::enqueue(tx, topics::kPayoutsRequested, scope.org_id, scope.mode, id);
+    return CreateOutcome{std::move(created), std::nullopt};
+  });
+}
+
+namespace {
+
+model::Error missing_payout() {
+  return model::Error::make(model::ErrorCode::resource_missing, "No such payout.");
+}
+
+// Locks the payout and applies `trigger`; `forbidden` is the error when the table refuses.
+model::Result<PayoutRow> apply_operation(pqxx::work& tx, const PayoutRow& payout,
+                                         PayoutTrigger trigger, model::Error forbidden,
+                                         const TransitionDetails& details = {}) {
+  auto after = transition(tx, payout, trigger, details);
+  if (!after) return forbidden;
+  return std::move(*after);
+}
+
+}  // namespace
+
+model::Result<PayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
+                                std::string_view payout_id) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<PayoutRow> {
+    const auto payout = lock(tx, payout_id);
+    if (!payout || payout->org_id != org_id || payout->resource.mode != mode) {
+      return missing_payout();
+    }
+    return apply_operation(
+        tx, *payout, PayoutTrigger::cancel,
+        model::Error::make(model::ErrorCode::payout_not_cancelable,
+                           "A payout that is " + payout->resource.status + " cannot be cancelled."));
+  });
+}
+
+model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view payout_id,
+                                 std::string_view member_subject) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<PayoutRow> {
+    const auto payout = lock(tx, payout_id);
+    if (!payout) return missing_payout();
+    auto after = apply_operation(
+        tx, *payout, PayoutTrigger::approve,
+        model::Error::make(model::ErrorCode::payout_not_approvable,
+                           "Only a payout pending approval can be approved; this one is " +
+                               payout->resource.status + "."),
+        {.approved_by = std::string(member_subject)});
+    if (after.ok()) {
+      outbox::enqueue(tx, topics::kPayoutsApproved, after->org_id, after->resource.mode,
+                      after->resource.id);
+    }
+    return after;
+  });
+}
+
+model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view payout_id,
+                                std::string_view member_subject) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<PayoutRow> {
+    const auto payout = lock(tx, payout_id);
+    if (!payout) return missing_payout();
+    return apply_operation(
+        tx, *payout, PayoutTrigger::reject,
+        model::Error::make(model::ErrorCode::payout_not_approvable,
+                           "Only a payout pending approval can be rejected; this one is " +
+                               payout->resource.status + "."),
+        {.approved_by = std::string(member_subject)});
+  });
+}
+
+model::Result<std::optional<PayoutRow>> find(pg::Pool& pool, std::string_view org_id,
+                                             model::Mode mode, std::string_view payout_id) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<PayoutRow>> {
+    const auto rows =
+        pg::exec(tx, kFind, std::string(payout_id), std::string(org_id), mode_text(mode));
+    if (rows.empty()) return std::optional<PayoutRow>();
+    return std::optional<PayoutRow>(read_row(rows[0]));
+  });
+}
+
+model::Result<std::optional<PayoutRow>> find_any(pg::Pool& pool, std::string_view payout_id) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<PayoutRow>> {
+    const auto rows = pg::exec(tx, kFindAny, std::string(payout_id));
+    if (rows.empty()) return std::optional<PayoutRow>();
+    return std::optional<PayoutRow>(read_row(rows[0]));
+  });
+}
+
+model::Result<Page<PayoutRow>> list(pg::Pool& pool, std::string_view org_id, model::Mode mode,
+                                    const std::optional<std::string>& status,
+                                    const ListQuery& query) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<Page<PayoutRow>> {
+    std::vector<PayoutRow> rows;
+    for (const auto& row : pg::exec(tx, kList, std::string(org_id), mode_text(mode),
+                                    query.limit + 1, query.starting_after, query.created_gte,
+                                    query.created_lte, status)) {
+      rows.push_back(read_row(row));
+    }
+    return make_page(std::move(rows), query.limit);
+  });
+}
+
+}  // namespace payrail::infra::repositories::payouts

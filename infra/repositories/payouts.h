@@ -1,0 +1,90 @@
+// Payout storage. Every state change goes through transition(), which applies one row of the
+// payout transition table (schemas/model/payout_lifecycle.h) with all its effects in the caller's
+// transaction: status, transition log, ledger movement, spend counters and event.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infra/pg/pool.h"
+#include "infra/repositories/idempotency.h"
+#include "infra/repositories/listing.h"
+#include "schemas/model/limits.h"
+#include "schemas/model/payout.h"
+#include "schemas/model/payout_lifecycle.h"
+
+namespace payrail::infra::repositories::payouts {
+
+struct PayoutRow {
+  model::Payout resource;
+  std::string org_id;
+  model::PayoutStatus status = model::PayoutStatus::pending;
+  std::string amount_usd;
+  int event_sequence = 0;
+};
+
+struct ScreeningResult {
+  bool blocked = false;
+  std::vector<std::string> reasons;  // ofac_sdn, internal_blacklist
+  std::string list_version;
+};
+
+struct TransitionDetails {
+  std::optional<ScreeningResult> screening;
+  std::optional<std::string> tx_hash;
+  std::optional<std::string> failure_reason;
+  std::optional<std::string> approved_by;
+};
+
+// Reads and locks a payout (FOR UPDATE) for a worker; any organization.
+std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id);
+
+// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
+std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
+                                    model::PayoutTrigger trigger,
+                                    const TransitionDetails& details = {});
+
+struct NewPayout {
+  idempotency::Scope scope;  // organization, mode, Idempotency-Key
+  std::string endpoint;
+  std::string request_hash;
+  std::string amount;
+  std::string currency;
+  std::string network;
+  std::string address;
+  std::optional<std::string> metadata_json;
+  std::string amount_usd;
+};
+
+struct CreateOutcome {
+  std::optional<PayoutRow> created;
+  std::optional<idempotency::Record> existing;  // the key was already used
+};
+
+// One transaction, checks in a fixed order: idempotency record, per-payout limit, hold on the
+// balance (insufficient_balance), daily then monthly limits (limit_exceeded), then the payout
+// `pending`, its event and the payouts.requested message. Any refusal rolls everything back.
+model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request);
+
+// Intent-named operations of the API. Errors: resource_missing (not this organization's),
+// payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).
+model::Result<PayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
+                                std::string_view payout_id);
+model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view payout_id,
+                                 std::string_view member_subject);
+model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view payout_id,
+                                std::string_view member_subject);
+
+model::Result<std::optional<PayoutRow>> find(pg::Pool& pool, std::string_view org_id,
+                                             model::Mode mode, std::string_view payout_id);
+// For identity-provider sessions, which are not bound to one organization and mode.
+model::Result<std::optional<PayoutRow>> find_any(pg::Pool& pool, std::string_view payout_id);
+
+model::Result<Page<PayoutRow>> list(pg::Pool& pool, std::string_view org_id, model::Mode mode,
+                                    const std::optional<std::string>& status,
+                                    const ListQuery& query);
+
+}  // namespace payrail::infra::repositories::payouts

@@ -1,0 +1,19 @@
+// Liveness of screening workers and the sanctions list version each has loaded.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "infra/pg/pool.h"
+
+namespace payrail::infra::repositories::screening_workers {
+
+constexpr int kHeartbeatFreshSeconds = 15;
+
+model::Status heartbeat(pg::Pool& pool, const std::string& worker_id,
+                        const std::optional<std::string>& list_version);
+
+// True when some screening worker with loaded sanctions lists reported in recently.
+model::Result<bool> sanctions_available(pg::Pool& pool);
+
+}  // namespace payrail::infra::repositories::screening_workers

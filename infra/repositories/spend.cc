@@ -1,0 +1,77 @@
+#include "infra/repositories/spend.h"
+
+#include "infra/pg/pool.h"
+
+namespace payrail::infra::repositories::spend {
+namespace {
+
+constexpr pg::Statement kOverrides{
+    "spend_overrides",
+    "SELECT auto_approval_usd::text, per_payout_usd::text, daily_usd::text, monthly_usd::text "
+    "FROM organization_limits WHERE org_id = $1 AND mode = $2"};
+
+constexpr pg::Statement kReserve{"spend_reserve", R"sql(
+INSERT INTO spend_counters AS c (org_id, mode, period, period_start, amount_usd)
+VALUES ($1, $2, $3,
+        CASE $3 WHEN 'day' THEN (now() AT TIME ZONE 'UTC')::date
+                ELSE date_trunc('month', now() AT TIME ZONE 'UTC')::date END,
+        $4::numeric)
+ON CONFLICT (org_id, mode, period, period_start)
+DO UPDATE SET amount_usd = c.amount_usd + EXCLUDED.amount_usd
+WHERE c.amount_usd + EXCLUDED.amount_usd <= $5::numeric
+RETURNING 1)sql"};
+
+constexpr pg::Statement kGiveBack{"spend_give_back", R"sql(
+UPDATE spend_counters c SET amount_usd = greatest(0, c.amount_usd - p.amount_usd)
+FROM payouts p
+WHERE p.id = $1 AND c.org_id = p.org_id AND c.mode = p.mode
+  AND ((c.period = 'day' AND c.period_start = (p.created_at AT TIME ZONE 'UTC')::date)
+    OR (c.period = 'month'
+        AND c.period_start = date_trunc('month', p.created_at AT TIME ZONE 'UTC')::date)))sql"};
+
+void apply_override(const pqxx::field& field, model::Decimal& target) {
+  if (field.is_null()) return;
+  if (auto value = model::parse_decimal(field.as<std::string>())) target = *value;
+}
+
+}  // namespace
+
+model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode) {
+  auto limits = model::default_payout_limits(mode);
+  const auto rows =
+      pg::exec(tx, kOverrides, std::string(org_id), std::string(model::mode_name(mode)));
+  if (!rows.empty()) {
+    apply_override(rows[0][0], limits.auto_approval_usd);
+    apply_override(rows[0][1], limits.per_payout_usd);
+    apply_override(rows[0][2], limits.daily_usd);
+    apply_override(rows[0][3], limits.monthly_usd);
+  }
+  return limits;
+}
+
+model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
+                      const std::string& amount_usd, const model::PayoutLimits& limits) {
+  const auto amount = model::parse_decimal(amount_usd);
+  const std::pair<const char*, const model::Decimal*> periods[] = {
+      {"day", &limits.daily_usd}, {"month", &limits.monthly_usd}};
+  for (const auto& [period, limit] : periods) {
+    const bool fits =
+        amount && model::compare(*amount, *limit) <= 0 &&
+        !pg::exec(tx, kReserve, std::string(org_id), std::string(model::mode_name(mode)),
+                  std::string(period), amount_usd, model::format_decimal(*limit))
+             .empty();
+    if (!fits) {
+      return model::Error::make(model::ErrorCode::limit_exceeded,
+                                std::string("This payout would exceed the organization's ") +
+                                    (std::string(period) == "day" ? "daily" : "monthly") +
+                                    " limit of " + model::format_decimal(*limit) + " USD.");
+    }
+  }
+  return model::ok_status();
+}
+
+void give_back(pqxx::work& tx, std::string_view payout_id) {
+  pg::exec(tx, kGiveBack, std::string(payout_id));
+}
+
+}  // namespace payrail::infra::repositories::spend

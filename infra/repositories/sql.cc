@@ -1,0 +1,28 @@
+#include "infra/repositories/sql.h"
+
+namespace payrail::infra::repositories {
+
+std::vector<std::string> parse_text_array(const pqxx::field& field) {
+  std::vector<std::string> values;
+  if (field.is_null()) return values;
+  auto parser = field.as_array();
+  for (auto element = parser.get_next(); element.first != pqxx::array_parser::done;
+       element = parser.get_next()) {
+    if (element.first == pqxx::array_parser::string_value) values.push_back(element.second);
+  }
+  return values;
+}
+
+std::string text_array_literal(const std::vector<std::string>& values) {
+  std::string literal = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) literal += ',';
+    literal += '"';
+    literal += values[i];
+    literal += '"';
+  }
+  literal += '}';
+  return literal;
+}
+
+}  // namespace payrail::infra::repositories

@@ -1,0 +1,57 @@
+#include "infra/runtime/worker.h"
+
+#include "infra/log/log.h"
+#include "infra/runtime/process.h"
+
+namespace payrail::infra::runtime {
+
+int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
+               const WorkerHandler& handler,
+               const std::function<void(WorkerContext&)>& on_start,
+               const std::function<void()>& on_stop) {
+  auto config = start_process(process_name);
+  pg::Pool pool({.url = config.database_url,
+                 .max_connections = 4,
+                 .application_name = std::string(process_name)});
+  auto producer = kafka::Producer::create({.brokers = config.kafka_brokers,
+                                           .client_id = std::string(process_name)});
+  if (!producer.ok()) {
+    log::error("worker.start_failed", {{"error", producer.error().message}});
+    return 1;
+  }
+  outbox::Relay relay(pool, **producer,
+                      {.topic_prefix = config.topic_prefix,
+                       .poll_interval = std::chrono::milliseconds(config.outbox_poll_interval_ms),
+                       .redrive_after = std::chrono::milliseconds(config.outbox_redrive_after_ms)});
+  WorkerContext context{config, pool, relay};
+  if (on_start) on_start(context);
+  relay.start();
+  std::atomic<bool> stop{false};
+  stop_on_signal(stop);
+  kafka::ConsumerRunner consumer(
+      {.brokers = config.kafka_brokers,
+       .group_id = std::string(topic.consumer_group),
+       .topics = {topics::broker_topic_name(topic, config.topic_prefix)},
+       .client_id = std::string(process_name),
+       .session_timeout_ms = config.kafka_session_timeout_ms},
+      [&](const topics::Envelope& message) {
+        const auto outcome = handler(context, message);
+        if (outcome == kafka::HandlerOutcome::done) relay.wake();
+        return outcome;
+      });
+  const auto status = consumer.run(stop);
+  if (on_stop) on_stop();
+  relay.stop();
+  if (!status.ok()) {
+    log::error("worker.failed", {{"error", status.error().message}});
+    return 1;
+  }
+  return 0;
+}
+
+kafka::HandlerOutcome retry_after(const model::Error& error, std::string_view message_id) {
+  log::warn("worker.retry", {{"message_id", std::string(message_id)}, {"error", error.message}});
+  return kafka::HandlerOutcome::retry;
+}
+
+}  // namespace payrail::infra::runtime

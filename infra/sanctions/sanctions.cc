@@ -1,0 +1,679 @@
+#include "infra/sanctions/sanctions.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+#include <utility>
+
+namespace payrail::infra::sanctions {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uintmax_t kMaxFileBytes = 64u * 1024 * 1024;
+constexpr std::size_t kMaxLineBytes = 4 * 1024;
+constexpr std::size_t kVersionHexDigits = 12;
+constexpr std::string_view kSdnFileName = "ofac-sdn.csv";
+constexpr std::string_view kAddressFolderName = "digital-currency-addresses";
+constexpr std::string_view kAddressFilePrefix = "sanctioned_addresses_";
+constexpr std::string_view kAddressFileSuffix = ".txt";
+constexpr std::string_view kUtf8ByteOrderMark = "\xEF\xBB\xBF";
+constexpr std::string_view kBlank = " \t\r\n\v\f\x1A";  // 0x1A: DOS end-of-file marker (sdn.csv)
+
+model::Error unavailable(std::string message) {
+  return model::Error::make(model::ErrorCode::sanctions_unavailable, std::move(message));
+}
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(kBlank);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kBlank) - first + 1);
+}
+
+std::string lower_ascii(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lower;
+}
+
+class Sha256 {
+ public:
+  Sha256() : context_(EVP_MD_CTX_new(), &EVP_MD_CTX_free) {
+    EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr);
+  }
+  void update(std::string_view data) { EVP_DigestUpdate(context_.get(), data.data(), data.size()); }
+  std::string hex() {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+    unsigned int length = 0;
+    EVP_DigestFinal_ex(context_.get(), digest.data(), &length);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string text;
+    for (unsigned int i = 0; i < length; ++i) {
+      text += kHex[digest[i] >> 4];
+      text += kHex[digest[i] & 0x0F];
+    }
+    return text;
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context_;
+};
+
+// Reads in chunks so that a file growing after the size check still cannot exceed the bound.
+model::Result<std::string> read_bounded_file(const fs::path& path) {
+  std::error_code error;
+  if (!fs::is_regular_file(path, error)) {
+    return unavailable("sanctions file missing: " + path.string());
+  }
+  const auto size = fs::file_size(path, error);
+  if (!error && size > kMaxFileBytes) {
+    return unavailable("sanctions file exceeds 64 MiB: " + path.string());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return unavailable("cannot open sanctions file: " + path.string());
+  std::string content;
+  std::string buffer(64 * 1024, '\0');
+  while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+    const auto count = static_cast<std::size_t>(in.gcount());
+    if (content.size() + count > kMaxFileBytes) {
+      return unavailable("sanctions file exceeds 64 MiB: " + path.string());
+    }
+    content.append(buffer.data(), count);
+  }
+  if (in.bad()) return unavailable("cannot read sanctions file: " + path.string());
+  return content;
+}
+
+// Calls `visit` with each line (without its line break); returns how many overlong lines were
+// skipped instead.
+template <class Visit>
+std::size_t for_each_line(std::string_view content, const Visit& visit) {
+  std::size_t skipped = 0;
+  std::size_t start = 0;
+  while (start < content.size()) {
+    auto end = content.find('\n', start);
+    if (end == std::string_view::npos) end = content.size();
+    std::string_view line = content.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() > kMaxLineBytes) {
+      ++skipped;
+    } else {
+      visit(line);
+    }
+    start = end + 1;
+  }
+  return skipped;
+}
+
+// ---- Text decoding: UTF-8 when valid, otherwise Windows-1252 (a superset of Latin-1). ----
+
+// Decodes one UTF-8 sequence at `index` and advances it; nullopt on any invalid sequence
+// (truncated, overlong, surrogate, beyond U+10FFFF).
+std::optional<char32_t> next_utf8(std::string_view text, std::size_t& index) {
+  const auto lead = static_cast<unsigned char>(text[index]);
+  if (lead < 0x80) {
+    ++index;
+    return lead;
+  }
+  std::size_t length = 0;
+  char32_t code = 0;
+  char32_t minimum = 0;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2, code = lead & 0x1F, minimum = 0x80;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, code = lead & 0x0F, minimum = 0x800;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, code = lead & 0x07, minimum = 0x10000;
+  } else {
+    return std::nullopt;
+  }
+  if (index + length > text.size()) return std::nullopt;
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(text[index + k]);
+    if ((next & 0xC0) != 0x80) return std::nullopt;
+    code = (code << 6) | (next & 0x3F);
+  }
+  if (code < minimum || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+    return std::nullopt;
+  }
+  index += length;
+  return code;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  for (std::size_t index = 0; index < text.size();) {
+    if (static_cast<unsigned char>(text[index]) < 0x80) {
+      ++index;  // fast path: sdn.csv is nearly all ASCII
+    } else if (!next_utf8(text, index)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Windows-1252 bytes 0x80..0x9F; its five unassigned bytes keep their C1 code point.
+constexpr std::array<char16_t, 32> kWindows1252High = {
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
+
+char32_t windows1252_code_point(unsigned char byte) {
+  if (byte >= 0x80 && byte <= 0x9F) return kWindows1252High[byte - 0x80];
+  return byte;
+}
+
+std::u32string decode_text(std::string_view text) {
+  std::u32string code_points;
+  code_points.reserve(text.size());
+  for (std::size_t index = 0; index < text.size();) {
+    const auto code = next_utf8(text, index);
+    if (!code) {
+      code_points.clear();
+      for (char byte : text) {
+        code_points.push_back(windows1252_code_point(static_cast<unsigned char>(byte)));
+      }
+      return code_points;
+    }
+    code_points.push_back(*code);
+  }
+  return code_points;
+}
+
+void append_utf8(std::string& out, char32_t code) {
+  if (code < 0x80) {
+    out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    out += static_cast<char>(0xC0 | (code >> 6));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    out += static_cast<char>(0xE0 | (code >> 12));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code >> 18));
+    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
+// A file is decoded as a whole (not name by name) so that a Windows-1252 name can never be
+// mistaken for UTF-8 because its few accented bytes happen to form a valid sequence.
+std::string file_text_as_utf8(std::string content) {
+  if (content.starts_with(kUtf8ByteOrderMark)) content.erase(0, kUtf8ByteOrderMark.size());
+  if (is_valid_utf8(content)) return content;
+  std::string converted;
+  converted.reserve(content.size() + content.size() / 8);
+  for (char byte : content) append_utf8(converted, windows1252_code_point(byte));
+  return converted;
+}
+
+// ---- Name normalization. ----
+
+// Lower-case ASCII for U+00C0..U+017F and U+1E00..U+1EFF. Upper-case letters stand for two
+// letters (A=ae, O=oe, T=th, S=ss, J=ij), ' ' for a word break (the multiplication and
+// division signs), '?' for a letter kept as it is.
+constexpr std::string_view kFoldLatin1AndExtendedA =
+    "aaaaaaAceeeeiiiidnooooo ouuuuyTSaaaaaaAceeeeiiiidnooooo ouuuuyTy"
+    "aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiiiJJjjkkklllllll"
+    "lllnnnnnnnnnooooooOOrrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzs";
+constexpr std::string_view kFoldLatinExtendedAdditional =
+    "aabbbbbbccddddddddddeeeeeeeeeeffgghhhhhhhhhhiiiikkkkkkllllllllmm"
+    "mmmmnnnnnnnnoooooooopppprrrrrrrrssssssssssttttttttuuuuuuuuuuvvvv"
+    "wwwwwwwwwwxxxxyyzzzzzzhtwy?s??S?aaaaaaaaaaaaaaaaaaaaaaaaeeeeeeee"
+    "eeeeeeeeiiiioooooooooooooooooooooooouuuuuuuuuuuuuuyyyyyyyy??????";
+// U+01CD..U+01DC: pinyin vowels with caron and u with diaeresis.
+constexpr std::string_view kFoldPinyinVowels = "aaiioouuuuuuuuuu";
+
+// The fold of a Latin letter outside ASCII: its table character, or 0 when none applies.
+char latin_fold(char32_t code) {
+  if (code >= 0xC0 && code <= 0x17F) return kFoldLatin1AndExtendedA[code - 0xC0];
+  if (code >= 0x1E00 && code <= 0x1EFF) return kFoldLatinExtendedAdditional[code - 0x1E00];
+  if (code >= 0x1CD && code <= 0x1DC) return kFoldPinyinVowels[code - 0x1CD];
+  switch (code) {
+    case 0x18F:  // schwa (Azerbaijani)
+    case 0x259:
+      return 'e';
+    case 0x192:  // f with hook (Windows-1252 0x83)
+      return 'f';
+    case 0x1A0:  // Vietnamese horned o and u
+    case 0x1A1:
+      return 'o';
+    case 0x1AF:
+    case 0x1B0:
+      return 'u';
+    case 0x218:  // Romanian comma-below s and t
+    case 0x219:
+      return 's';
+    case 0x21A:
+    case 0x21B:
+      return 't';
+    default:
+      return 0;
+  }
+}
+
+std::string_view expand_fold(char folded) {
+  switch (folded) {
+    case 'A':
+      return "ae";
+    case 'O':
+      return "oe";
+    case 'T':
+      return "th";
+    case 'S':
+      return "ss";
+    case 'J':
+      return "ij";
+    default:
+      return {};
+  }
+}
+
+// How a code point takes part in a name: `drop` vanishes inside a word (apostrophes, combining
+// accents: "O'Neill" is "oneill"), `joiner` (hyphen, period) is a break or vanishes depending on
+// the variant, `word_break` separates words, `letter` is kept.
+enum class CharRole { letter, drop, joiner, word_break };
+
+CharRole ascii_role(char32_t code) {
+  if ((code >= 'a' && code <= 'z') || (code >= 'A' && code <= 'Z') ||
+      (code >= '0' && code <= '9')) {
+    return CharRole::letter;
+  }
+  if (code == '\'' || code == '`') return CharRole::drop;
+  if (code == '-' || code == '.') return CharRole::joiner;
+  return CharRole::word_break;
+}
+
+CharRole char_role(char32_t code) {
+  if (code < 0x80) return ascii_role(code);
+  if (code <= 0xBF) return code == 0xB4 ? CharRole::drop : CharRole::word_break;  // 0xB4: acute
+  if (code >= 0x300 && code <= 0x36F) return CharRole::drop;  // combining diacritics
+  switch (code) {
+    case 0x2B9:  // modifier primes and apostrophes, curly single quotes, prime
+    case 0x2BB:
+    case 0x2BC:
+    case 0x2018:
+    case 0x2019:
+    case 0x201B:
+    case 0x2032:
+    case 0x200B:  // zero-width space, joiners, word joiner, byte order mark
+    case 0x200C:
+    case 0x200D:
+    case 0x2060:
+    case 0xFEFF:
+      return CharRole::drop;
+    case 0x2212:  // minus sign
+      return CharRole::joiner;
+    default:
+      break;
+  }
+  if (code >= 0x2010 && code <= 0x2015) return CharRole::joiner;  // hyphens and dashes
+  if ((code >= 0x2000 && code <= 0x206F) || code == 0x3000) return CharRole::word_break;
+  const char folded = latin_fold(code);
+  return folded == ' ' ? CharRole::word_break : CharRole::letter;
+}
+
+// Lower case for the other scripts names are commonly written in (Greek, Cyrillic); their
+// letters are kept, not transliterated.
+char32_t lower_greek_cyrillic(char32_t code) {
+  if ((code >= 0x391 && code <= 0x3A9 && code != 0x3A2) || (code >= 0x410 && code <= 0x42F)) {
+    return code + 0x20;
+  }
+  if (code >= 0x400 && code <= 0x40F) return code + 0x50;
+  return code;
+}
+
+void append_letter(std::string& word, char32_t code) {
+  if (code < 0x80) {
+    word += static_cast<char>(code >= 'A' && code <= 'Z' ? code - 'A' + 'a' : code);
+    return;
+  }
+  const char folded = latin_fold(code);
+  if (folded == 0 || folded == '?') {
+    append_utf8(word, lower_greek_cyrillic(code));
+  } else if (const auto expanded = expand_fold(folded); !expanded.empty()) {
+    word += expanded;
+  } else {
+    word += folded;
+  }
+}
+
+enum class Joiners { word_break, drop };
+
+std::string normalize(std::string_view name, Joiners joiners) {
+  std::vector<std::string> words;
+  std::string word;
+  auto end_word = [&] {
+    if (!word.empty()) words.push_back(std::exchange(word, {}));
+  };
+  for (const char32_t code : decode_text(name)) {
+    auto role = char_role(code);
+    if (role == CharRole::joiner) {
+      role = joiners == Joiners::drop ? CharRole::drop : CharRole::word_break;
+    }
+    if (role == CharRole::letter) {
+      append_letter(word, code);
+    } else if (role == CharRole::word_break) {
+      end_word();
+    }
+  }
+  end_word();
+  std::sort(words.begin(), words.end());
+  std::string key;
+  for (const auto& each : words) {
+    if (!key.empty()) key += ' ';
+    key += each;
+  }
+  return key;
+}
+
+// ---- sdn.csv parsing. ----
+
+// One CSV record per line (sdn.csv never breaks a field across lines). Quoted fields may hold
+// commas and doubled quotes; unquoted fields are trimmed (sdn.csv writes "-0- "). nullopt when
+// a quote is left open or text follows a closing quote.
+std::optional<std::vector<std::string>> parse_csv_line(std::string_view line) {
+  std::vector<std::string> fields;
+  std::size_t index = 0;
+  while (true) {
+    while (index < line.size() && (line[index] == ' ' || line[index] == '\t')) ++index;
+    std::string field;
+    if (index < line.size() && line[index] == '"') {
+      for (++index;; ++index) {
+        if (index >= line.size()) return std::nullopt;
+        if (line[index] != '"') {
+          field += line[index];
+        } else if (index + 1 < line.size() && line[index + 1] == '"') {
+          field += '"';
+          ++index;
+        } else {
+          break;
+        }
+      }
+      index = line.find_first_not_of(" \t", index + 1);
+      if (index != std::string_view::npos && line[index] != ',') return std::nullopt;
+    } else {
+      const auto comma = line.find(',', index);
+      field = trim(line.substr(index, comma == std::string_view::npos ? comma : comma - index));
+      index = comma;
+    }
+    fields.push_back(std::move(field));
+    if (index == std::string_view::npos || index >= line.size()) return fields;
+    ++index;  // past the comma
+  }
+}
+
+bool is_screened_type(std::string_view sdn_type) {
+  // "-0-" (empty) is how sdn.csv types entities; vessels and aircraft are not beneficiaries.
+  const auto type = lower_ascii(trim(sdn_type));
+  return type == "individual" || type == "-0-" || type.empty() || type == "entity";
+}
+
+char lower_ascii_char(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// Where "a.k.a.", "f.k.a." or "n.k.a." (any case) starts at or after `from`, or npos.
+std::size_t find_alias_marker(std::string_view text, std::size_t from) {
+  for (auto dot = text.find('.', from + 1); dot != std::string_view::npos;
+       dot = text.find('.', dot + 1)) {
+    if (dot + 4 >= text.size()) break;
+    const char kind = lower_ascii_char(text[dot - 1]);
+    if ((kind == 'a' || kind == 'f' || kind == 'n') && lower_ascii_char(text[dot + 1]) == 'k' &&
+        text[dot + 2] == '.' && lower_ascii_char(text[dot + 3]) == 'a' && text[dot + 4] == '.') {
+      return dot - 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The quote closing an alias started at `open`: the first one followed by ';', by '.' and a
+// space or the end, or by the end. Quotes inside names ("ABU 'AMMAR", "MERA'I") are followed by
+// letters or spaces. npos when the alias is cut off (sdn.csv truncates long Remarks).
+std::size_t alias_close(std::string_view remarks, std::size_t open) {
+  for (auto quote = remarks.find('\'', open + 1); quote != std::string_view::npos;
+       quote = remarks.find('\'', quote + 1)) {
+    const auto after = remarks.substr(quote + 1);
+    if (after.empty() || after[0] == ';') return quote;
+    if (after[0] == '.' && (after.size() == 1 || after[1] == ' ')) return quote;
+  }
+  return std::string_view::npos;
+}
+
+// Names from "a.k.a. 'NAME'; f.k.a. 'NAME'; n.k.a. 'NAME'" in a Remarks field.
+std::vector<std::string_view> remark_aliases(std::string_view remarks) {
+  std::vector<std::string_view> aliases;
+  for (auto index = find_alias_marker(remarks, 0); index != std::string_view::npos;
+       index = find_alias_marker(remarks, index + 1)) {
+    const auto open = remarks.find_first_not_of(' ', index + 6);
+    if (open == std::string_view::npos || remarks[open] != '\'') continue;
+    const auto close = alias_close(remarks, open);
+    if (close == std::string_view::npos) break;
+    aliases.push_back(remarks.substr(open + 1, close - open - 1));
+    index = close;
+  }
+  return aliases;
+}
+
+// ---- Digital currency addresses. ----
+
+bool is_evm_address(std::string_view address) {
+  if (address.size() != 42 || address[0] != '0' || (address[1] != 'x' && address[1] != 'X')) {
+    return false;
+  }
+  return std::all_of(address.begin() + 2, address.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+// "sanctioned_addresses_<ASSET>.txt" -> ASSET; nullopt for any other file name.
+std::optional<std::string> address_file_asset(std::string_view file_name) {
+  if (!file_name.starts_with(kAddressFilePrefix) || !file_name.ends_with(kAddressFileSuffix)) {
+    return std::nullopt;
+  }
+  const auto asset =
+      file_name.substr(kAddressFilePrefix.size(),
+                       file_name.size() - kAddressFilePrefix.size() - kAddressFileSuffix.size());
+  const bool well_formed = !asset.empty() && std::all_of(asset.begin(), asset.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+  });
+  if (!well_formed) return std::nullopt;
+  return std::string(asset);
+}
+
+struct AddressFile {
+  std::string name;
+  std::string asset;
+  fs::path path;
+};
+
+// The address files of `folder`, sorted by file name (the version hash depends on the order).
+model::Result<std::vector<AddressFile>> list_address_files(const fs::path& folder) {
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) {
+    return unavailable("sanctions address folder missing: " + folder.string());
+  }
+  std::vector<AddressFile> files;
+  fs::directory_iterator entries(folder, error);
+  for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
+    auto name = entries->path().filename().string();
+    auto asset = address_file_asset(name);
+    std::error_code status_error;
+    if (!asset || !fs::is_regular_file(entries->path(), status_error)) continue;
+    files.push_back({std::move(name), std::move(*asset), entries->path()});
+  }
+  if (error) {
+    return unavailable("cannot list sanctions address folder " + folder.string() + ": " +
+                       error.message());
+  }
+  std::sort(files.begin(), files.end(),
+            [](const auto& left, const auto& right) { return left.name < right.name; });
+  return files;
+}
+
+}  // namespace
+
+// ---- SanctionsLists. ----
+
+model::Result<std::shared_ptr<const SanctionsLists>> SanctionsLists::load(
+    const std::string& directory) {
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) {
+    return unavailable("sanctions directory missing: " + directory);
+  }
+  std::shared_ptr<SanctionsLists> lists(new SanctionsLists());
+  auto sdn_digest = lists->load_names((fs::path(directory) / kSdnFileName).string());
+  if (!sdn_digest) return std::move(sdn_digest).error();
+  auto address_digest = lists->load_addresses((fs::path(directory) / kAddressFolderName).string());
+  if (!address_digest) return std::move(address_digest).error();
+  lists->version_ = "sdn:" + *sdn_digest + ";addresses:" + *address_digest;
+  return std::shared_ptr<const SanctionsLists>(std::move(lists));
+}
+
+model::Result<std::string> SanctionsLists::load_names(const std::string& csv_path) {
+  auto content = read_bounded_file(csv_path);
+  if (!content) return std::move(content).error();
+  Sha256 digest;
+  digest.update(*content);
+  const std::string text = file_text_as_utf8(std::move(*content));
+  std::unordered_set<std::string> primary_keys;  // one variant per name, for name_count()
+  auto add_name = [&](std::string_view name) {
+    auto key = normalize(name, Joiners::word_break);
+    if (key.empty()) return;
+    names_.insert(normalize(name, Joiners::drop));
+    names_.insert(key);
+    primary_keys.insert(std::move(key));
+  };
+  skipped_line_count_ += for_each_line(text, [&](std::string_view line) {
+    const auto fields = parse_csv_line(line);
+    if (!fields) {
+      ++skipped_line_count_;
+      return;
+    }
+    if (fields->size() < 3 || !is_screened_type((*fields)[2])) return;
+    add_name((*fields)[1]);
+    if (fields->size() > 11) {
+      for (const auto alias : remark_aliases((*fields)[11])) add_name(alias);
+    }
+  });
+  name_count_ = primary_keys.size();
+  if (name_count_ == 0) return unavailable("no sanctioned names in " + csv_path);
+  return digest.hex().substr(0, kVersionHexDigits);
+}
+
+model::Result<std::string> SanctionsLists::load_addresses(const std::string& address_directory) {
+  auto files = list_address_files(address_directory);
+  if (!files) return std::move(files).error();
+  Sha256 digest;
+  std::unordered_set<std::string> entries;  // "<asset>\n<address>"
+  for (const auto& file : *files) {
+    auto content = read_bounded_file(file.path);
+    if (!content) return std::move(content).error();
+    // Name and length framing keep the digest unambiguous across file boundaries.
+    digest.update(file.name + "\n" + std::to_string(content->size()) + "\n");
+    digest.update(*content);
+    std::string_view text = *content;
+    if (text.starts_with(kUtf8ByteOrderMark)) text.remove_prefix(kUtf8ByteOrderMark.size());
+    skipped_line_count_ += for_each_line(text, [&](std::string_view line) {
+      const auto address = trim(line);
+      if (address.empty() || address.front() == '#') return;
+      if (!entries.insert(file.asset + "\n" + std::string(address)).second) return;
+      if (is_evm_address(address)) {
+        evm_addresses_.try_emplace(lower_ascii(address), file.asset);
+      } else {
+        exact_addresses_.try_emplace(std::string(address), file.asset);
+      }
+    });
+  }
+  address_count_ = entries.size();
+  if (address_count_ == 0) return unavailable("no sanctioned addresses in " + address_directory);
+  return digest.hex().substr(0, kVersionHexDigits);
+}
+
+std::optional<AddressHit> SanctionsLists::find_address(std::string_view address) const {
+  const auto& index = is_evm_address(address) ? evm_addresses_ : exact_addresses_;
+  const auto found =
+      index.find(is_evm_address(address) ? lower_ascii(address) : std::string(address));
+  if (found == index.end()) return std::nullopt;
+  return AddressHit{found->second};
+}
+
+bool SanctionsLists::name_listed(std::string_view full_name) const {
+  const auto key = normalize(full_name, Joiners::word_break);
+  if (key.empty()) return false;
+  return names_.contains(key) || names_.contains(normalize(full_name, Joiners::drop));
+}
+
+std::string normalize_name(std::string_view name) {
+  return normalize(name, Joiners::word_break);
+}
+
+std::optional<std::string> find_default_sanctions_directory() {
+  if (const char* configured = std::getenv("PAYRAIL_SANCTIONS_DIR");
+      configured != nullptr && *configured != '\0') {
+    return std::string(configured);
+  }
+#ifdef PAYRAIL_SOURCE_DIR
+  for (fs::path directory = fs::path(PAYRAIL_SOURCE_DIR).lexically_normal(); !directory.empty();
+       directory = directory.parent_path()) {
+    const auto candidate = directory / "shared" / "data" / "sanctions";
+    std::error_code error;
+    if (fs::is_directory(candidate, error)) return candidate.string();
+    if (directory == directory.parent_path()) break;
+  }
+#endif
+  return std::nullopt;
+}
+
+// ---- SanctionsWatcher. ----
+
+SanctionsWatcher::SanctionsWatcher(std::string directory) : directory_(std::move(directory)) {}
+
+// Missing files are simply absent from the fingerprint, so losing one also counts as a change.
+std::vector<SanctionsWatcher::FileStamp> SanctionsWatcher::fingerprint() const {
+  std::vector<FileStamp> stamps;
+  auto add = [&stamps](const fs::path& path, std::string name) {
+    std::error_code error;
+    const auto size = fs::file_size(path, error);
+    if (error) return;
+    const auto modified = fs::last_write_time(path, error);
+    if (error) return;
+    const auto nanoseconds =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(modified.time_since_epoch());
+    stamps.push_back({std::move(name), size, nanoseconds.count()});
+  };
+  const fs::path root(directory_);
+  add(root / kSdnFileName, std::string(kSdnFileName));
+  auto files = list_address_files(root / kAddressFolderName);
+  if (files) {
+    for (auto& file : *files) add(file.path, std::string(kAddressFolderName) + "/" + file.name);
+  }
+  return stamps;
+}
+
+model::Result<bool> SanctionsWatcher::reload_if_changed(bool force) {
+  std::lock_guard lock(reload_mutex_);
+  // Taken before reading: a change made during the load shows up as a change next time.
+  auto stamps = fingerprint();
+  if (!force && loaded_fingerprint_ && *loaded_fingerprint_ == stamps) return false;
+  auto loaded = SanctionsLists::load(directory_);
+  if (!loaded) return std::move(loaded).error();
+  loaded_fingerprint_ = std::move(stamps);
+  const auto previous = current_.load();
+  // A touched but unchanged set of files keeps the current object: same version, no swap.
+  if (previous && previous->version() == (*loaded)->version()) return false;
+  current_.store(std::move(*loaded));
+  return true;
+}
+
+}  // namespace payrail::infra::sanctions

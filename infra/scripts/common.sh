@@ -1,0 +1,128 @@
+# Shared by infra/up and infra/test: package installation, the build, and the local PostgreSQL
+# cluster. Sourced, not executed.
+
+PAYRAIL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PAYRAIL_BUILD_DIR=${PAYRAIL_BUILD_DIR:-$PAYRAIL_ROOT/build}
+PAYRAIL_PACKAGES=(
+  g++ cmake make pkg-config git curl ca-certificates openssl
+  libpistache-dev librdkafka-dev libpqxx-dev rapidjson-dev libssl-dev libcurl4-openssl-dev
+  libgtest-dev librapidcheck-dev
+  postgresql postgresql-contrib iso-codes
+  kcat wrk hyperfine faketime nodejs npm
+)
+
+say() { printf '\033[1m[payrail]\033[0m %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+run_privileged() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+    die "need root (or sudo) to run: $*"
+  fi
+}
+
+install_packages() {
+  local missing=()
+  for package in "${PAYRAIL_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
+      missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! run_privileged apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; then
+    run_privileged apt-get update -q >/dev/null || die "apt-get update failed"
+    run_privileged apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+      die "apt-get install failed"
+  fi
+}
+
+build_payrail() {
+  local with_tests=$1
+  say "building ($PAYRAIL_BUILD_DIR, Release, tests=$with_tests)"
+  cmake -S "$PAYRAIL_ROOT" -B "$PAYRAIL_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
+    -DPAYRAIL_BUILD_TESTS="$with_tests" >/dev/null || die "cmake configure failed"
+  cmake --build "$PAYRAIL_BUILD_DIR" -j"$(nproc)" >/dev/null 2>"$PAYRAIL_BUILD_DIR.log" || {
+    tail -n 60 "$PAYRAIL_BUILD_DIR.log" >&2
+    die "build failed (full log: $PAYRAIL_BUILD_DIR.log)"
+  }
+}
+
+postgres_bin_dir() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$dir" ] || die "PostgreSQL server binaries not found"
+  echo "$dir"
+}
+
+# Postgres refuses to run as root: when we are root it runs as the system user `payrail`.
+postgres_user() {
+  if [ "$(id -u)" -ne 0 ]; then id -un; return; fi
+  id payrail >/dev/null 2>&1 ||
+    useradd --system --home-dir /nonexistent --shell /usr/sbin/nologin payrail
+  echo payrail
+}
+
+as_postgres_user() {
+  local user=$1
+  shift
+  if [ "$user" = "$(id -un)" ]; then "$@"; else runuser -u "$user" -- "$@"; fi
+}
+
+# The cluster lives in $1 unless the Postgres user cannot reach it (a checkout under /root, say);
+# then it lives under /var/lib/payrail, keyed by the requested path.
+postgres_cluster_dir() {
+  local wanted=$1 user=$2
+  mkdir -p "$(dirname "$wanted")"
+  if as_postgres_user "$user" test -x "$(dirname "$wanted")" 2>/dev/null; then
+    echo "$wanted"
+  else
+    echo "/var/lib/payrail/$(printf '%s' "$wanted" | sha256sum | cut -c1-16)/postgres"
+  fi
+}
+
+# start_postgres <cluster dir> <port>: initialises on first use, then starts; idempotent.
+start_postgres() {
+  local cluster=$1 port=$2 user bin
+  user=$(postgres_user)
+  bin=$(postgres_bin_dir)
+  mkdir -p "$cluster"
+  chown "$user" "$cluster" 2>/dev/null || true
+  chmod 700 "$cluster"
+  if [ ! -f "$cluster/PG_VERSION" ]; then
+    say "initialising PostgreSQL cluster in $cluster"
+    as_postgres_user "$user" "$bin/initdb" -D "$cluster" -U payrail --auth=trust \
+      --encoding=UTF8 --locale=C.UTF-8 >/dev/null || die "initdb failed"
+  fi
+  if as_postgres_user "$user" "$bin/pg_ctl" -D "$cluster" status >/dev/null 2>&1; then
+    say "PostgreSQL already running in $cluster"
+    return 0
+  fi
+  as_postgres_user "$user" "$bin/pg_ctl" -D "$cluster" -l "$cluster/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$cluster \
+        -c max_connections=400 -c shared_buffers=256MB -c fsync=${PAYRAIL_PG_FSYNC:-on}" \
+    start >/dev/null || { tail -n 20 "$cluster/server.log" >&2; die "PostgreSQL did not start"; }
+}
+
+stop_postgres() {
+  local cluster=$1
+  [ -f "$cluster/postmaster.pid" ] || return 0
+  as_postgres_user "$(postgres_user)" "$(postgres_bin_dir)/pg_ctl" -D "$cluster" -m fast -w \
+    stop >/dev/null 2>&1 || true
+}
+
+ensure_database() {
+  local port=$1 database=$2
+  psql -h 127.0.0.1 -p "$port" -U payrail -d postgres -tAc \
+    "SELECT 1 FROM pg_database WHERE datname = '$database'" | grep -q 1 ||
+    psql -h 127.0.0.1 -p "$port" -U payrail -d postgres -qc "CREATE DATABASE $database" >/dev/null
+}
+
+# Waits for a line matching $2 in file $1 (a child's log), at most $3 seconds.
+wait_for_line() {
+  local file=$1 pattern=$2 seconds=$3
+  for _ in $(seq 1 $((seconds * 10))); do
+    grep -q "$pattern" "$file" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace payrail::infra::time {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+inline TimePoint now_utc() { return std::chrono::system_clock::now(); }
+
+// "2026-11-21T10:00:00Z" (second precision, UTC), the format of every timestamp in the API.
+std::string format_utc(TimePoint point);
+
+// Parses the API's timestamp format: "YYYY-MM-DDTHH:MM:SSZ", optionally with fractional seconds.
+std::optional<TimePoint> parse_utc(std::string_view text);
+
+}  // namespace payrail::infra::time
