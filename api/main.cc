@@ -1,0 +1,87 @@
+// payrail-api: the REST API. Reactor threads parse HTTP; a bounded worker pool runs handlers.
+#include <cstdio>
+#include <cstdlib>
+
+#include "api/handlers/handlers.h"
+#include "api/health_probe.h"
+#include "api/http/server.h"
+#include "api/middleware/authentication.h"
+#include "api/middleware/rate_limiter.h"
+#include "api/payout_decisions.h"
+#include "api/pipeline.h"
+#include "api/services.h"
+#include "infra/auth/jwt.h"
+#include "infra/catalog/countries.h"
+#include "infra/kafka/producer.h"
+#include "infra/log/log.h"
+#include "infra/outbox/relay.h"
+#include "infra/pg/pool.h"
+#include "infra/runtime/process.h"
+
+namespace {
+
+[[noreturn]] void exit_with(const std::string& message) {
+  payrail::infra::log::error("api.start_failed", {{"error", message}});
+  std::exit(1);
+}
+
+}  // namespace
+
+int main() {
+  using namespace payrail;
+  const auto config = infra::runtime::start_process("payrail-api");
+  infra::pg::Pool pool({.url = config.database_url,
+                        .max_connections = static_cast<std::size_t>(config.db_pool_size),
+                        .acquire_timeout = std::chrono::milliseconds(config.db_acquire_timeout_ms),
+                        .application_name = "payrail-api"});
+  auto producer = infra::kafka::Producer::create({.brokers = config.kafka_brokers,
+                                                  .client_id = "payrail-api"});
+  if (!producer.ok()) exit_with(producer.error().message);
+  infra::outbox::Relay relay(pool, **producer,
+                             {.topic_prefix = config.topic_prefix,
+                              .poll_interval = std::chrono::milliseconds(config.outbox_poll_interval_ms),
+                              .redrive_after = std::chrono::milliseconds(config.outbox_redrive_after_ms)});
+  auto sessions = infra::auth::JwtVerifier::create({.issuer = config.idp_issuer,
+                                                    .audience = config.idp_audience,
+                                                    .hs256_secret = config.idp_hs256_secret,
+                                                    .jwks_file_path = config.idp_jwks_file});
+  if (!sessions.ok()) exit_with(sessions.error().message);
+  auto countries = infra::catalog::Countries::load();
+  if (!countries.ok()) exit_with(countries.error().message);
+
+  api::ApiKeyAuthenticator api_keys(pool);
+  api::RateLimiter rate_limiter(config.rate_limit_per_second, config.rate_limit_burst);
+  api::HealthProbe health(pool, **producer);
+  api::PayoutDecisions payout_decisions(pool);
+  const auto router = api::build_router();
+  api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
+                          static_cast<std::size_t>(config.api_queue_max));
+  api::Services services{config,  &pool,           &*sessions,        &api_keys,
+                         &rate_limiter, &health,   &relay,            countries->get(),
+                         &payout_decisions,        &router,           &workers};
+
+  relay.start();
+  payout_decisions.start();
+  api::HttpServer server({.address = config.http_address,
+                          .port = static_cast<std::uint16_t>(config.http_port),
+                          .reactor_threads = config.http_reactor_threads},
+                         workers, [&services](api::HttpRequest request, api::Responder responder) {
+                           api::handle_request(services, std::move(request), std::move(responder));
+                         });
+  try {
+    server.start();
+  } catch (const std::exception& failure) {
+    exit_with(std::string("cannot listen: ") + failure.what());
+  }
+  infra::log::info("api.listening", {{"address", config.http_address},
+                                     {"port", std::to_string(server.port())}});
+  std::printf("payrail-api listening on http://%s:%u\n", config.http_address.c_str(), server.port());
+  std::fflush(stdout);
+
+  infra::runtime::wait_for_stop_signal();
+  server.shutdown();
+  workers.stop();
+  payout_decisions.stop();
+  relay.stop();
+  return 0;
+}

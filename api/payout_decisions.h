@@ -1,0 +1,63 @@
+// Lets POST /v1/payouts wait (bounded) for the screening worker's decision without holding a
+// thread: the screening worker NOTIFYs `payout_decisions` with the payout id in the transaction
+// that records the decision; one listener thread per API process wakes the waiters. A waiter is
+// registered before the caller re-reads the payout once, so a decision committed in between is
+// never missed.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "infra/pg/pool.h"
+
+namespace payrail::api {
+
+inline constexpr const char* kPayoutDecisionChannel = "payout_decisions";
+
+class PayoutDecisions {
+ public:
+  using Callback = std::function<void()>;
+  explicit PayoutDecisions(infra::pg::Pool& pool);
+  ~PayoutDecisions();
+
+  void start();
+  void stop();
+
+  // Runs `done` once, on the listener thread, when `payout_id` is decided or at `deadline`.
+  // Returns a handle to cancel with forget(). When too many waiters exist it runs `done` now.
+  std::uint64_t wait(const std::string& payout_id, std::chrono::steady_clock::time_point deadline,
+                     Callback done);
+  // Runs the waiter's callback now if it has not run yet.
+  void wake(std::uint64_t handle);
+
+ private:
+  struct Waiter {
+    std::string payout_id;
+    std::chrono::steady_clock::time_point deadline;
+    Callback done;
+  };
+  void run();
+  void listen_until_failure();
+  void fire_payout(const std::string& payout_id);
+  void fire_expired();
+  void fire_all();
+  std::chrono::milliseconds time_to_next_deadline();
+
+  static constexpr std::size_t kWaitersMax = 20000;
+  infra::pg::Pool& pool_;
+  std::mutex mutex_;
+  std::uint64_t next_handle_ = 1;
+  std::map<std::uint64_t, Waiter> waiters_;
+  std::multimap<std::string, std::uint64_t> by_payout_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace payrail::api

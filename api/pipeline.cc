@@ -1,0 +1,135 @@
+#include "api/pipeline.h"
+
+#include <algorithm>
+
+#include "api/middleware/authentication.h"
+#include "api/middleware/rate_limiter.h"
+#include "api/router.h"
+#include "infra/log/log.h"
+
+namespace payrail::api {
+namespace {
+
+using model::Error;
+using model::ErrorCode;
+
+std::string join(const std::vector<std::string>& values, std::string_view separator) {
+  std::string joined;
+  for (const auto& value : values) {
+    if (!joined.empty()) joined += separator;
+    joined += value;
+  }
+  return joined;
+}
+
+model::Status check_content_type(const HttpRequest& request) {
+  if (request.body.empty()) return model::ok_status();
+  const auto content_type = request.header("Content-Type");
+  if (content_type) {
+    const auto media_type = content_type->substr(0, content_type->find(';'));
+    if (media_type == "application/json") return model::ok_status();
+  }
+  return Error::make(ErrorCode::unsupported_media_type,
+                     "Request bodies must be sent with Content-Type: application/json.");
+}
+
+model::Status authenticate(Services& services, const Route& route, RequestContext& context) {
+  if (route.access == Access::open) return model::ok_status();
+  auto credentials = read_credentials(context.request);
+  if (!credentials.ok()) return credentials.error();
+  const bool accepts_key = route.access != Access::session;
+  const bool accepts_session = route.access != Access::api_key;
+  if (credentials->api_key && accepts_key) {
+    auto principal = services.api_keys->authenticate(*credentials->api_key);
+    if (!principal.ok()) return principal.error();
+    context.api_key = std::move(principal.value());
+    return model::ok_status();
+  }
+  if (credentials->session && accepts_session) {
+    auto principal = authenticate_session(*services.sessions, *credentials->session);
+    if (!principal.ok()) return principal.error();
+    context.session = std::move(principal.value());
+    return model::ok_status();
+  }
+  if (credentials->api_key) {
+    return Error::make(ErrorCode::session_required,
+                       "This operation needs an identity-provider session, not an API key.");
+  }
+  if (credentials->session) {
+    return Error::make(ErrorCode::api_key_invalid, "This operation needs an API key.");
+  }
+  if (!accepts_key) {
+    return Error::make(ErrorCode::session_invalid,
+                       "Send an identity-provider session as Authorization: Bearer <token>.");
+  }
+  return Error::make(ErrorCode::api_key_missing,
+                     "Send an API key in the X-API-Key header or as Authorization: Bearer.");
+}
+
+model::Status apply_rate_limit(Services& services, const RequestContext& context,
+                               Responder& responder) {
+  std::string bucket;
+  if (context.api_key) {
+    bucket = context.api_key->org_id + "/" + std::string(model::mode_name(context.api_key->mode));
+  } else if (context.session) {
+    bucket = "session/" + context.session->subject;
+  } else {
+    return model::ok_status();
+  }
+  const auto decision = services.rate_limiter->take(bucket);
+  responder.add_header("RateLimit-Limit", std::to_string(decision.limit));
+  responder.add_header("RateLimit-Remaining", std::to_string(decision.remaining));
+  if (decision.allowed) return model::ok_status();
+  auto error = Error::make(ErrorCode::rate_limited,
+                           "Too many requests for this organization; retry after the delay.");
+  error.headers["Retry-After"] = std::to_string(decision.retry_after_seconds);
+  return error;
+}
+
+model::Status check_scope(const Route& route, const RequestContext& context) {
+  if (route.scope.empty() || !context.api_key) return model::ok_status();
+  const auto& scopes = context.api_key->scopes;
+  if (std::find(scopes.begin(), scopes.end(), route.scope) != scopes.end()) {
+    return model::ok_status();
+  }
+  return Error::make(ErrorCode::scope_insufficient,
+                     "This API key lacks the scope " + route.scope + ".");
+}
+
+}  // namespace
+
+void handle_request(Services& services, HttpRequest request, Responder responder) {
+  auto match = services.router->match(request.method, request.path);
+  if (match.route == nullptr) {
+    if (match.allowed_methods.empty()) {
+      responder.send_error(Error::make(ErrorCode::resource_missing,
+                                       "No such endpoint: " + request.method + " " + request.path));
+      return;
+    }
+    auto error = Error::make(ErrorCode::method_not_allowed,
+                             request.method + " is not allowed on " + request.path + ".");
+    error.headers["Allow"] = join(match.allowed_methods, ", ");
+    responder.send_error(error);
+    return;
+  }
+  const Route& route = *match.route;
+  auto context = std::make_shared<RequestContext>();
+  context->request = std::move(request);
+  context->path_params = std::move(match.path_params);
+  context->services = &services;
+  if (auto status = check_content_type(context->request); !status.ok()) {
+    return responder.send_error(status.error());
+  }
+  if (auto status = authenticate(services, route, *context); !status.ok()) {
+    return responder.send_error(status.error());
+  }
+  if (auto status = apply_rate_limit(services, *context, responder); !status.ok()) {
+    return responder.send_error(status.error());
+  }
+  if (auto status = check_scope(route, *context); !status.ok()) {
+    return responder.send_error(status.error());
+  }
+  route.handler(std::move(context), std::move(responder));
+}
+
+}  // namespace payrail::api

@@ -1,0 +1,44 @@
+// Long-lived collaborators shared by every request of the API process (owned by main.cc).
+#pragma once
+
+#include "infra/config/config.h"
+
+namespace payrail::infra::pg {
+class Pool;
+}
+namespace payrail::infra::auth {
+class JwtVerifier;
+}
+namespace payrail::infra::outbox {
+class Relay;
+}
+
+namespace payrail::api {
+
+class ApiKeyAuthenticator;
+class RateLimiter;
+class HealthProbe;
+class Router;
+}  // namespace payrail::api
+namespace payrail::infra::catalog {
+class Countries;
+}
+namespace payrail::api {
+class PayoutDecisions;
+class WorkerPool;
+
+struct Services {
+  infra::Config config;
+  infra::pg::Pool* db = nullptr;
+  const infra::auth::JwtVerifier* sessions = nullptr;
+  ApiKeyAuthenticator* api_keys = nullptr;
+  RateLimiter* rate_limiter = nullptr;
+  HealthProbe* health = nullptr;
+  infra::outbox::Relay* relay = nullptr;
+  const infra::catalog::Countries* countries = nullptr;
+  PayoutDecisions* payout_decisions = nullptr;
+  const Router* router = nullptr;
+  WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
+};
+
+}  // namespace payrail::api
