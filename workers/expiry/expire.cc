@@ -1,0 +1,36 @@
+#include "workers/expiry/expire.h"
+
+#include "infra/outbox/retention.h"
+#include "infra/repositories/idempotency.h"
+
+namespace payrail::workers::expiry {
+namespace {
+
+constexpr int kBatchesPerPassMax = 100;
+
+template <class Purge>
+model::Result<long> drain(Purge&& purge) {
+  long total = 0;
+  for (int batch = 0; batch < kBatchesPerPassMax; ++batch) {
+    auto deleted = purge();
+    if (!deleted.ok()) return deleted.error();
+    total += *deleted;
+    if (*deleted < kBatchMax) break;
+  }
+  return total;
+}
+
+}  // namespace
+
+model::Result<ExpiryCounts> expire_once(infra::pg::Pool& pool) {
+  ExpiryCounts counts;
+  auto keys = drain([&] { return infra::repositories::idempotency::purge_expired(pool, kBatchMax); });
+  if (!keys.ok()) return keys.error();
+  counts.idempotency_keys = *keys;
+  auto rows = drain([&] { return infra::outbox::purge_consumed(pool, kBatchMax); });
+  if (!rows.ok()) return rows.error();
+  counts.outbox_rows = *rows;
+  return counts;
+}
+
+}  // namespace payrail::workers::expiry

@@ -1,0 +1,19 @@
+#include "workers/screening/decision.h"
+
+namespace payrail::workers::screening {
+
+infra::repositories::payouts::ScreeningResult decide(
+    const DestinationToScreen& destination, const infra::sanctions::SanctionsLists& lists) {
+  infra::repositories::payouts::ScreeningResult result;
+  result.list_version = lists.version();
+  if (lists.find_address(destination.address)) result.reasons.emplace_back("ofac_sdn");
+  const bool test_trigger =
+      destination.mode == model::Mode::test && destination.address.ends_with("0blocked");
+  if (destination.internally_blacklisted || test_trigger) {
+    result.reasons.emplace_back("internal_blacklist");
+  }
+  result.blocked = !result.reasons.empty();
+  return result;
+}
+
+}  // namespace payrail::workers::screening

@@ -1,0 +1,28 @@
+// payrail-screening: consumes payouts.requested and screens each destination against the OFAC
+// digital-currency addresses (../shared/data/sanctions by default, PAYRAIL_SANCTIONS_DIR) and the
+// internal blacklist.
+#include "infra/runtime/worker.h"
+#include "infra/sanctions/sanctions.h"
+#include "workers/screening/sanctions_keeper.h"
+#include "workers/screening/screen_payout.h"
+
+int main() {
+  using namespace payrail;
+  std::unique_ptr<workers::screening::SanctionsKeeper> keeper;
+  return infra::runtime::run_worker(
+      "payrail-screening", topics::kPayoutsRequested,
+      [&](infra::runtime::WorkerContext& context, const topics::Envelope& message) {
+        return workers::screening::screen_payout(context, keeper->watcher(), message);
+      },
+      [&](infra::runtime::WorkerContext& context) {
+        const auto directory =
+            context.config.sanctions_dir.value_or(
+                infra::sanctions::find_default_sanctions_directory().value_or(
+                    "../shared/data/sanctions"));
+        keeper = std::make_unique<workers::screening::SanctionsKeeper>(
+            context.pool, directory,
+            std::chrono::milliseconds(context.config.sanctions_reload_interval_ms));
+        keeper->start();
+      },
+      [&] { keeper.reset(); });
+}

@@ -1,0 +1,15 @@
+// payouts.requested -> pending -> screening -> approved | blocked | pending_approval.
+#pragma once
+
+#include "infra/runtime/worker.h"
+#include "infra/sanctions/sanctions.h"
+
+namespace payrail::workers::screening {
+
+// PROCESSING IS IDEMPOTENT: both steps are guarded by the payout's status and the message's
+// consumed mark; a redelivery or a replay changes nothing.
+infra::kafka::HandlerOutcome screen_payout(infra::runtime::WorkerContext& context,
+                                           const infra::sanctions::SanctionsWatcher& watcher,
+                                           const topics::Envelope& message);
+
+}  // namespace payrail::workers::screening

@@ -1,0 +1,20 @@
+// payouts.broadcast -> completed (hold settled, tx_hash set, payout.completed).
+#pragma once
+
+#include "infra/chain/chain_adapter.h"
+#include "infra/runtime/worker.h"
+
+namespace payrail::workers::settlement {
+
+struct Adapters {
+  infra::chain::ChainAdapter* test = nullptr;
+  infra::chain::ChainAdapter* live = nullptr;
+};
+
+// PROCESSING IS IDEMPOTENT: guarded by status and the consumed mark. Test mode confirms
+// PAYRAIL_SETTLEMENT_DELAY_MS after the broadcast (database time).
+infra::kafka::HandlerOutcome settle_payout(infra::runtime::WorkerContext& context,
+                                           const Adapters& adapters,
+                                           const topics::Envelope& message);
+
+}  // namespace payrail::workers::settlement
