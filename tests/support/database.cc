@@ -1,0 +1,66 @@
+#include "tests/support/database.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "infra/crypto/crypto.h"
+
+namespace payrail::testing {
+namespace {
+
+std::string required_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    throw std::runtime_error(std::string(name) +
+                             " is not set: run the tests through infra/test, which starts the "
+                             "test PostgreSQL cluster");
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string test_database_url(const std::string& name) {
+  auto url = required_env("PAYRAIL_TEST_DATABASE_URL");
+  const auto slash = url.rfind('/');
+  return url.substr(0, slash + 1) + name;
+}
+
+TestDatabase::TestDatabase() : admin_url_(required_env("PAYRAIL_TEST_DATABASE_URL")) {
+  static std::atomic<int> counter{0};
+  name_ = "t_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + "_" +
+          infra::crypto::random_base62(6);
+  for (auto& c : name_) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto template_name = required_env("PAYRAIL_TEST_TEMPLATE_DATABASE");
+  pqxx::connection admin(admin_url_);
+  pqxx::nontransaction tx(admin);
+  tx.exec("CREATE DATABASE " + name_ + " TEMPLATE " + template_name);
+  url_ = test_database_url(name_);
+}
+
+TestDatabase::~TestDatabase() {
+  try {
+    pqxx::connection admin(admin_url_);
+    pqxx::nontransaction tx(admin);
+    tx.exec("DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)");
+  } catch (const std::exception&) {
+    // The cluster is thrown away at the end of infra/test anyway.
+  }
+}
+
+std::unique_ptr<pqxx::connection> TestDatabase::connect() const {
+  return std::make_unique<pqxx::connection>(url_);
+}
+
+std::string TestDatabase::scalar(const std::string& sql) const {
+  auto connection = connect();
+  pqxx::nontransaction tx(*connection);
+  const auto rows = tx.exec(sql);
+  if (rows.empty() || rows[0][0].is_null()) return "";
+  return rows[0][0].as<std::string>();
+}
+
+}  // namespace payrail::testing

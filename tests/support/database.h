@@ -1,0 +1,34 @@
+// A database of its own for each test fixture, cloned from the migrated template that infra/test
+// prepares (PAYRAIL_TEST_DATABASE_URL, PAYRAIL_TEST_TEMPLATE_DATABASE). Dropped at the end.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <memory>
+#include <string>
+
+namespace payrail::testing {
+
+class TestDatabase {
+ public:
+  TestDatabase();
+  ~TestDatabase();
+  TestDatabase(const TestDatabase&) = delete;
+  TestDatabase& operator=(const TestDatabase&) = delete;
+
+  const std::string& url() const { return url_; }
+  const std::string& name() const { return name_; }
+  std::unique_ptr<pqxx::connection> connect() const;
+  // Runs one query and returns the first column of the first row as text ("" when no row).
+  std::string scalar(const std::string& sql) const;
+
+ private:
+  std::string admin_url_;
+  std::string name_;
+  std::string url_;
+};
+
+// The URL of database `name` on the test cluster.
+std::string test_database_url(const std::string& name);
+
+}  // namespace payrail::testing

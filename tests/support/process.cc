@@ -1,0 +1,126 @@
+#include "tests/support/process.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace payrail::testing {
+
+std::string bin_path(const std::string& relative) {
+  const char* dir = std::getenv("PAYRAIL_TEST_BIN_DIR");
+  if (dir == nullptr) throw std::runtime_error("PAYRAIL_TEST_BIN_DIR is not set (use infra/test)");
+  return std::string(dir) + "/" + relative;
+}
+
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+ChildProcess::ChildProcess(std::string name, std::string binary,
+                           std::map<std::string, std::string> env)
+    : name_(std::move(name)), binary_(std::move(binary)), env_(std::move(env)) {
+  log_path_ = "/tmp/payrail-test-" + std::to_string(getpid()) + "-" + name_ + ".log";
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0) stop(SIGKILL);
+}
+
+void ChildProcess::start() {
+  std::map<std::string, std::string> merged;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    const auto equals = text.find('=');
+    if (equals != std::string::npos) merged[text.substr(0, equals)] = text.substr(equals + 1);
+  }
+  for (const auto& [key, value] : env_) merged[key] = value;
+  std::vector<std::string> strings;
+  for (const auto& [key, value] : merged) strings.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (auto& text : strings) envp.push_back(text.data());
+  envp.push_back(nullptr);
+  log_offset_ = log().size();
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    const int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    char* argv[] = {binary_.data(), nullptr};
+    execve(binary_.c_str(), argv, envp.data());
+    _exit(127);
+  }
+}
+
+bool ChildProcess::running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+void ChildProcess::stop(int signal, std::chrono::milliseconds timeout) {
+  if (pid_ <= 0) return;
+  kill(pid_, signal);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+}
+
+std::string ChildProcess::log() const {
+  std::ifstream file(log_path_);
+  std::stringstream content;
+  content << file.rdbuf();
+  return content.str();
+}
+
+bool ChildProcess::wait_for_log(const std::string& text, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto content = log();
+    if (content.size() > log_offset_ && content.find(text, log_offset_) != std::string::npos) {
+      return true;
+    }
+    if (!running()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return false;
+}
+
+}  // namespace payrail::testing

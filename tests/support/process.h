@@ -1,0 +1,45 @@
+// Real binaries as child processes, for end-to-end and fault tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+namespace payrail::testing {
+
+// Where infra/test built the binaries (PAYRAIL_TEST_BIN_DIR), e.g. bin_path("api/payrail-api").
+std::string bin_path(const std::string& relative);
+
+class ChildProcess {
+ public:
+  ChildProcess(std::string name, std::string binary, std::map<std::string, std::string> env);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  void start();
+  // Sends `signal` and waits for the exit (SIGKILL after timeout for a graceful signal).
+  void stop(int signal = 15, std::chrono::milliseconds timeout = std::chrono::seconds(15));
+  bool running();
+  const std::string& log_path() const { return log_path_; }
+  std::string log() const;
+  // Waits until the log written since the last start() contains `text`; false on timeout or
+  // if the process exited.
+  bool wait_for_log(const std::string& text, std::chrono::milliseconds timeout);
+  void set_env(const std::string& name, const std::string& value) { env_[name] = value; }
+
+ private:
+  std::string name_;
+  std::string binary_;
+  std::map<std::string, std::string> env_;
+  std::string log_path_;
+  pid_t pid_ = -1;
+  std::size_t log_offset_ = 0;
+};
+
+// A TCP port that was free a moment ago (bound to port 0 and released).
+int free_port();
+
+}  // namespace payrail::testing

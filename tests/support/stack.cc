@@ -1,0 +1,144 @@
+#include "tests/support/stack.h"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <stdexcept>
+#include <thread>
+
+#include "infra/auth/jwt.h"
+#include "infra/crypto/crypto.h"
+
+namespace payrail::testing {
+namespace {
+
+constexpr auto kReadyTimeout = std::chrono::seconds(60);
+
+std::string binary_of(const std::string& role) {
+  if (role == "api") return bin_path("api/payrail-api");
+  if (role == "broker") return bin_path("infra/payrail-broker");
+  return bin_path("workers/payrail-" + role);
+}
+
+}  // namespace
+
+TestStack::TestStack(StackOptions options)
+    : options_(std::move(options)), database_(std::make_unique<TestDatabase>()) {
+  const int kafka_port = free_port();
+  http_port_ = free_port();
+  env_ = {
+      {"PAYRAIL_DATABASE_URL", database_->url()},
+      {"PAYRAIL_KAFKA_PORT", std::to_string(kafka_port)},
+      {"PAYRAIL_KAFKA_BROKERS", "127.0.0.1:" + std::to_string(kafka_port)},
+      {"PAYRAIL_HTTP_PORT", std::to_string(http_port_)},
+      {"PAYRAIL_IDP_HS256_SECRET", kTestSessionSecret},
+      {"PAYRAIL_WEBHOOK_ENCRYPTION_KEY", infra::crypto::hex_encode(infra::crypto::random_bytes(32))},
+      {"PAYRAIL_WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_TEST", "true"},
+      {"PAYRAIL_SETTLEMENT_DELAY_MS", "100"},
+      {"PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", "3000"},
+      {"PAYRAIL_KAFKA_SESSION_TIMEOUT_MS", "6000"},
+      {"PAYRAIL_DB_POOL_SIZE", "8"},
+      {"PAYRAIL_API_WORKERS", "8"},
+  };
+  for (const auto& [key, value] : options_.env) env_[key] = value;
+  std::vector<std::string> roles{"broker", "api"};
+  roles.insert(roles.end(), options_.workers.begin(), options_.workers.end());
+  for (const auto& role : roles) {
+    processes_[role] = std::make_unique<ChildProcess>(role, binary_of(role), env_);
+    start(role);
+  }
+  http_ = std::make_unique<HttpClient>(api_url());
+}
+
+TestStack::~TestStack() {
+  // Workers first, then the API, then the broker: nothing is left talking to a dead peer.
+  for (const auto& role : options_.workers) processes_[role]->stop();
+  processes_["api"]->stop();
+  processes_["broker"]->stop();
+}
+
+std::string TestStack::api_url() const { return "http://127.0.0.1:" + std::to_string(http_port_); }
+
+ChildProcess& TestStack::process(const std::string& role) {
+  auto it = processes_.find(role);
+  if (it == processes_.end()) throw std::runtime_error("no such process: " + role);
+  return *it->second;
+}
+
+void TestStack::start(const std::string& role) {
+  auto& child = process(role);
+  if (child.running()) child.stop();
+  child.start();
+  wait_ready(role);
+}
+
+void TestStack::stop(const std::string& role, int signal) { process(role).stop(signal); }
+
+void TestStack::wait_ready(const std::string& role) {
+  auto& child = process(role);
+  const char* marker = role == "broker" ? "payrail-broker ready"
+                       : role == "api"  ? "api.listening"
+                                        : role == "expiry" ? "expiry.started"
+                                        : "consumer.assigned";
+  if (!child.wait_for_log(marker, kReadyTimeout)) {
+    throw std::runtime_error(role + " did not become ready; log:\n" + child.log());
+  }
+  if (role != "api") return;
+  // Ready means healthy: Postgres and the broker answered the API's own probe.
+  const HttpClient client(api_url());
+  const auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
+  while (client.get("/v1/health").status != 200) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("api did not become healthy; log:\n" + child.log());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string TestStack::dev_session(const std::string& email, const std::string& subject) const {
+  infra::auth::JwtConfig config{.issuer = "payrail-dev",
+                                .audience = "payrail-api",
+                                .hs256_secret = std::string(kTestSessionSecret)};
+  return infra::auth::mint_hs256_session(config, subject.empty() ? "user|" + email : subject,
+                                         email, std::time(nullptr), 3600);
+}
+
+TestOrganization TestStack::create_organization() {
+  static std::atomic<int> counter{0};
+  const auto email = "owner" + std::to_string(counter++) + "-" +
+                     infra::crypto::random_base62(6) + "@example.com";
+  TestOrganization organization;
+  organization.session = dev_session(email);
+  const auto response =
+      http_->post("/v1/organizations",
+                  R"({"legal_name":"Test Org Ltd","display_name":"Test Org","country":"CA"})",
+                  {{"Authorization", "Bearer " + organization.session}});
+  if (response.status != 201) {
+    throw std::runtime_error("create organization: " + std::to_string(response.status) + " " +
+                             response.body);
+  }
+  auto json = response.json();
+  organization.id = json["id"].GetString();
+  organization.test_key = json["api_key"]["key"].GetString();
+  return organization;
+}
+
+std::pair<int, std::string> TestStack::cli(const std::vector<std::string>& arguments) const {
+  std::string command;
+  for (const auto& [key, value] : env_) command += key + "='" + value + "' ";
+  command += bin_path("infra/payrail");
+  for (const auto& argument : arguments) command += " '" + argument + "'";
+  command += " 2>&1";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed");
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), output};
+}
+
+}  // namespace payrail::testing

@@ -1,0 +1,62 @@
+// The whole service for end-to-end and fault tests: its own database, its own embedded broker
+// (a payrail-broker process on its own port), the API and the worker processes, all real
+// binaries talking real HTTP, real Kafka protocol and real PostgreSQL.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/support/database.h"
+#include "tests/support/http_client.h"
+#include "tests/support/process.h"
+
+namespace payrail::testing {
+
+inline constexpr const char* kTestSessionSecret = "payrail-test-session-secret-0123456789abcdef";
+
+struct StackOptions {
+  std::vector<std::string> workers{"screening", "execution", "settlement", "expiry"};
+  std::map<std::string, std::string> env;  // overrides for every process
+};
+
+struct TestOrganization {
+  std::string id;
+  std::string test_key;
+  std::string session;  // the owner's identity-provider session
+};
+
+class TestStack {
+ public:
+  explicit TestStack(StackOptions options = {});
+  ~TestStack();
+
+  const TestDatabase& database() const { return *database_; }
+  const HttpClient& http() const { return *http_; }
+  std::string api_url() const;
+  ChildProcess& process(const std::string& role);  // "api", "broker" or a worker role
+  const std::map<std::string, std::string>& env() const { return env_; }
+
+  // Starts a stopped process (or restarts a running one) and waits until it is ready.
+  void start(const std::string& role);
+  void stop(const std::string& role, int signal = 15);
+
+  std::string dev_session(const std::string& email, const std::string& subject = "") const;
+  TestOrganization create_organization();
+
+  // Runs the CLI with this stack's configuration; returns its exit code and output.
+  std::pair<int, std::string> cli(const std::vector<std::string>& arguments) const;
+
+ private:
+  void wait_ready(const std::string& role);
+
+  StackOptions options_;
+  std::unique_ptr<TestDatabase> database_;
+  std::map<std::string, std::string> env_;
+  std::map<std::string, std::unique_ptr<ChildProcess>> processes_;
+  std::unique_ptr<HttpClient> http_;
+  int http_port_ = 0;
+};
+
+}  // namespace payrail::testing
