@@ -10,6 +10,10 @@
 #include "infra/config/config.h"
 #include "infra/kafka/admin.h"
 #include "infra/pg/migrate.h"
+#include "infra/repositories/blacklist.h"
+#include "infra/repositories/organizations.h"
+#include "infra/repositories/spend.h"
+#include "schemas/model/destination.h"
 #include "infra/pg/pool.h"
 #include "topics/registry.h"
 
@@ -80,6 +84,97 @@ int offsets_reset(const Config& config, const Options& options) {
   return 0;
 }
 
+pg::Pool open_pool(const Config& config) {
+  return pg::Pool(pg::PoolOptions{.url = config.database_url, .max_connections = 1});
+}
+
+int report(const model::Status& status, const std::string& done) {
+  if (!status.ok()) return fail(status.error().message);
+  std::printf("%s\n", done.c_str());
+  return 0;
+}
+
+// org-status --org org_... --status active|suspended|closed
+int org_status(const Config& config, const Options& options) {
+  const auto org = option(options, "org");
+  const auto status = option(options, "status");
+  if (!org || !status || (*status != "active" && *status != "suspended" && *status != "closed")) {
+    return fail("org-status needs --org and --status active|suspended|closed");
+  }
+  auto pool = open_pool(config);
+  return report(repositories::organizations::set_status(pool, *org, *status),
+                *org + " is " + *status);
+}
+
+// kyb-status --org org_... --status unverified|pending|verified|rejected (operator review)
+int kyb_status(const Config& config, const Options& options) {
+  const auto org = option(options, "org");
+  const auto status = option(options, "status");
+  const bool valid = status && (*status == "unverified" || *status == "pending" ||
+                                *status == "verified" || *status == "rejected");
+  if (!org || !valid) {
+    return fail("kyb-status needs --org and --status unverified|pending|verified|rejected");
+  }
+  auto pool = open_pool(config);
+  return report(repositories::organizations::set_kyb_status(pool, *org, *status),
+                *org + " KYB is " + *status);
+}
+
+// The blacklist compares addresses the way screening does: EVM addresses in lower case.
+std::string normalized_address(const std::string& address) {
+  const bool evm = address.size() == 42 && address.rfind("0x", 0) == 0;
+  return evm ? model::normalize_address_for_screening(model::Network::ethereum, address) : address;
+}
+
+int blacklist_add(const Config& config, const Options& options) {
+  const auto address = option(options, "address");
+  if (!address) return fail("blacklist-add needs --address");
+  auto pool = open_pool(config);
+  return report(repositories::blacklist::add(pool, "address", *address, normalized_address(*address),
+                                             option(options, "reason").value_or("")),
+                "blacklisted " + *address);
+}
+
+int blacklist_remove(const Config& config, const Options& options) {
+  const auto address = option(options, "address");
+  if (!address) return fail("blacklist-remove needs --address");
+  auto pool = open_pool(config);
+  auto removed = repositories::blacklist::remove(pool, "address", normalized_address(*address));
+  if (!removed.ok()) return fail(removed.error().message);
+  if (!*removed) return fail(*address + " is not blacklisted");
+  std::printf("removed %s\n", address->c_str());
+  return 0;
+}
+
+int blacklist_list(const Config& config, const Options&) {
+  auto pool = open_pool(config);
+  auto entries = repositories::blacklist::list(pool);
+  if (!entries.ok()) return fail(entries.error().message);
+  for (const auto& entry : *entries) {
+    std::printf("%s\t%s\t%s\t%s\n", entry.created_at.c_str(), entry.kind.c_str(),
+                entry.value.c_str(), entry.reason.c_str());
+  }
+  return 0;
+}
+
+// limits --org org_... --mode test|live [--auto-approval-usd N] [--per-payout-usd N]
+//        [--daily-usd N] [--monthly-usd N]   (an omitted limit keeps the default)
+int set_limits(const Config& config, const Options& options) {
+  const auto org = option(options, "org");
+  const auto mode = option(options, "mode");
+  if (!org || !mode || !model::parse_mode(*mode)) return fail("limits needs --org and --mode");
+  std::vector<std::optional<std::string>> values;
+  for (const char* name : {"auto-approval-usd", "per-payout-usd", "daily-usd", "monthly-usd"}) {
+    const auto value = option(options, name);
+    if (value && !model::parse_decimal(*value)) return fail(std::string(name) + " must be a decimal");
+    values.push_back(value);
+  }
+  auto pool = open_pool(config);
+  return report(repositories::spend::set_overrides(pool, *org, *model::parse_mode(*mode),
+                                                   {values[0], values[1], values[2], values[3]}),
+                "limits set for " + *org + " (" + *mode + ")");
+}
+
 const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> table{
       {"migrate", {"migrate", "apply database migrations", migrate}},
@@ -89,6 +184,22 @@ const std::map<std::string, Command>& commands() {
       {"topics-create",
        {"topics-create [--replication-factor 1]", "create the registry's topics on real Kafka",
         topics_create}},
+      {"org-status",
+       {"org-status --org org_... --status active|suspended|closed",
+        "suspend, reinstate or close an organization", org_status}},
+      {"kyb-status",
+       {"kyb-status --org org_... --status verified|rejected|pending|unverified",
+        "record an operator's KYB review", kyb_status}},
+      {"blacklist-add",
+       {"blacklist-add --address 0x... [--reason text]", "add an address to the blacklist",
+        blacklist_add}},
+      {"blacklist-remove",
+       {"blacklist-remove --address 0x...", "remove an address from the blacklist",
+        blacklist_remove}},
+      {"blacklist-list", {"blacklist-list", "list the internal blacklist", blacklist_list}},
+      {"limits",
+       {"limits --org org_... --mode test|live [--daily-usd N] ...",
+        "override an organization's payout limits (USD)", set_limits}},
       {"offsets-reset",
        {"offsets-reset --topic payouts.requested [--group payrail-screening]",
         "replay a topic: rewind a stopped consumer group to offset 0", offsets_reset}},

@@ -29,6 +29,14 @@ WHERE p.id = $1 AND c.org_id = p.org_id AND c.mode = p.mode
     OR (c.period = 'month'
         AND c.period_start = date_trunc('month', p.created_at AT TIME ZONE 'UTC')::date)))sql"};
 
+constexpr pg::Statement kSetOverrides{
+    "spend_set_overrides",
+    "INSERT INTO organization_limits (org_id, mode, auto_approval_usd, per_payout_usd, daily_usd, "
+    "monthly_usd) VALUES ($1, $2, $3::numeric, $4::numeric, $5::numeric, $6::numeric) "
+    "ON CONFLICT (org_id, mode) DO UPDATE SET auto_approval_usd = EXCLUDED.auto_approval_usd, "
+    "per_payout_usd = EXCLUDED.per_payout_usd, daily_usd = EXCLUDED.daily_usd, "
+    "monthly_usd = EXCLUDED.monthly_usd"};
+
 void apply_override(const pqxx::field& field, model::Decimal& target) {
   if (field.is_null()) return;
   if (auto value = model::parse_decimal(field.as<std::string>())) target = *value;
@@ -72,6 +80,16 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
 
 void give_back(pqxx::work& tx, std::string_view payout_id) {
   pg::exec(tx, kGiveBack, std::string(payout_id));
+}
+
+model::Status set_overrides(pg::Pool& pool, std::string_view org_id, model::Mode mode,
+                            const LimitOverrides& overrides) {
+  return pool.transact([&](pqxx::work& tx) -> model::Status {
+    pg::exec(tx, kSetOverrides, std::string(org_id), std::string(model::mode_name(mode)),
+             overrides.auto_approval_usd, overrides.per_payout_usd, overrides.daily_usd,
+             overrides.monthly_usd);
+    return model::ok_status();
+  });
 }
 
 }  // namespace payrail::infra::repositories::spend
