@@ -175,6 +175,18 @@ int set_limits(const Config& config, const Options& options) {
                 "limits set for " + *org + " (" + *mode + ")");
 }
 
+int consumer_lag(const Config& config, const Options& options) {
+  const auto topic_name = option(options, "topic");
+  const auto* topic = topic_name ? topics::find_topic(*topic_name) : nullptr;
+  if (topic == nullptr) return fail("consumer-lag needs --topic <registry topic name>");
+  const auto group = option(options, "group").value_or(std::string(topic->consumer_group));
+  auto lag = kafka::consumer_lag(config.kafka_brokers, group,
+                                 topics::broker_topic_name(*topic, config.topic_prefix));
+  if (!lag.ok()) return fail(lag.error().message);
+  std::printf("%ld\n", *lag);
+  return 0;
+}
+
 const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> table{
       {"migrate", {"migrate", "apply database migrations", migrate}},
@@ -200,6 +212,9 @@ const std::map<std::string, Command>& commands() {
       {"limits",
        {"limits --org org_... --mode test|live [--daily-usd N] ...",
         "override an organization's payout limits (USD)", set_limits}},
+      {"consumer-lag",
+       {"consumer-lag --topic payouts.requested [--group payrail-screening]",
+        "messages the group has not committed yet", consumer_lag}},
       {"offsets-reset",
        {"offsets-reset --topic payouts.requested [--group payrail-screening]",
         "replay a topic: rewind a stopped consumer group to offset 0", offsets_reset}},

@@ -79,41 +79,96 @@ model::Status create_registry_topics(const std::string& brokers, const std::stri
   return status;
 }
 
-model::Status reset_offsets_to_earliest(const std::string& brokers, const std::string& group_id,
-                                        const std::string& topic) {
+namespace {
+
+// A consumer that never subscribes: it only reads and commits the group's offsets.
+model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> group_client(const std::string& brokers,
+                                                                   const std::string& group_id) {
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"bootstrap.servers", brokers}, {"group.id", group_id},
            {"enable.auto.commit", "false"}, {"log_level", "3"}}) {
-    if (auto status = set_property(*conf, name, value); !status.ok()) return status;
+    if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
   }
   std::string error_text;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer(
       RdKafka::KafkaConsumer::create(conf.get(), error_text));
   if (!consumer) return admin_error(error_text);
-  RdKafka::Metadata* raw_metadata = nullptr;
+  return consumer;
+}
+
+struct PartitionRange {
+  int32_t partition;
+  int64_t low;
+  int64_t high;
+};
+
+model::Result<std::vector<PartitionRange>> partition_ranges(RdKafka::KafkaConsumer& consumer,
+                                                            const std::string& topic) {
+  std::string error_text;
   std::unique_ptr<RdKafka::Topic> topic_handle(
-      RdKafka::Topic::create(consumer.get(), topic, nullptr, error_text));
-  if (consumer->metadata(false, topic_handle.get(), &raw_metadata, kAdminTimeoutMs) !=
+      RdKafka::Topic::create(&consumer, topic, nullptr, error_text));
+  RdKafka::Metadata* raw_metadata = nullptr;
+  if (consumer.metadata(false, topic_handle.get(), &raw_metadata, kAdminTimeoutMs) !=
       RdKafka::ERR_NO_ERROR) {
     return admin_error("metadata for " + topic);
   }
   std::unique_ptr<RdKafka::Metadata> metadata(raw_metadata);
-  std::vector<RdKafka::TopicPartition*> offsets;
+  std::vector<PartitionRange> ranges;
   for (const auto* topic_metadata : *metadata->topics()) {
     for (const auto* partition : *topic_metadata->partitions()) {
-      int64_t low = 0;
-      int64_t high = 0;
-      consumer->query_watermark_offsets(topic, partition->id(), &low, &high, kAdminTimeoutMs);
-      offsets.push_back(RdKafka::TopicPartition::create(topic, partition->id(), low));
+      PartitionRange range{partition->id(), 0, 0};
+      if (consumer.query_watermark_offsets(topic, range.partition, &range.low, &range.high,
+                                           kAdminTimeoutMs) != RdKafka::ERR_NO_ERROR) {
+        return admin_error("watermarks for " + topic);
+      }
+      ranges.push_back(range);
     }
   }
-  const auto code = consumer->commitSync(offsets);
+  return ranges;
+}
+
+}  // namespace
+
+model::Status reset_offsets_to_earliest(const std::string& brokers, const std::string& group_id,
+                                        const std::string& topic) {
+  auto consumer = group_client(brokers, group_id);
+  if (!consumer.ok()) return consumer.error();
+  auto ranges = partition_ranges(**consumer, topic);
+  if (!ranges.ok()) return ranges.error();
+  std::vector<RdKafka::TopicPartition*> offsets;
+  for (const auto& range : *ranges) {
+    offsets.push_back(RdKafka::TopicPartition::create(topic, range.partition, range.low));
+  }
+  const auto code = (*consumer)->commitSync(offsets);
   RdKafka::TopicPartition::destroy(offsets);
-  consumer->close();
+  (*consumer)->close();
   if (code != RdKafka::ERR_NO_ERROR) return admin_error(RdKafka::err2str(code));
   log::info("kafka.offsets_reset", {{"group", group_id}, {"topic", topic}});
   return model::ok_status();
+}
+
+model::Result<long> consumer_lag(const std::string& brokers, const std::string& group_id,
+                                 const std::string& topic) {
+  auto consumer = group_client(brokers, group_id);
+  if (!consumer.ok()) return consumer.error();
+  auto ranges = partition_ranges(**consumer, topic);
+  if (!ranges.ok()) return ranges.error();
+  std::vector<RdKafka::TopicPartition*> positions;
+  for (const auto& range : *ranges) {
+    positions.push_back(RdKafka::TopicPartition::create(topic, range.partition));
+  }
+  const auto code = (*consumer)->committed(positions, kAdminTimeoutMs);
+  long lag = 0;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const auto committed = positions[i]->offset();
+    const auto& range = (*ranges)[i];
+    lag += static_cast<long>(range.high - (committed >= 0 ? committed : range.low));
+  }
+  RdKafka::TopicPartition::destroy(positions);
+  (*consumer)->close();
+  if (code != RdKafka::ERR_NO_ERROR) return admin_error(RdKafka::err2str(code));
+  return lag;
 }
 
 }  // namespace payrail::infra::kafka

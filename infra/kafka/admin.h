@@ -17,4 +17,9 @@ model::Status create_registry_topics(const std::string& brokers, const std::stri
 model::Status reset_offsets_to_earliest(const std::string& brokers, const std::string& group_id,
                                         const std::string& topic);
 
+// Messages of `topic` not yet committed by `group_id`: the sum over partitions of the high
+// watermark minus the committed offset (a partition without a commit counts from its start).
+model::Result<long> consumer_lag(const std::string& brokers, const std::string& group_id,
+                                 const std::string& topic);
+
 }  // namespace payrail::infra::kafka
