@@ -94,6 +94,7 @@ model::Result<Config> load_config_from_environment() {
   read_string("PAYRAIL_DATABASE_URL", config.database_url);
   read_string("PAYRAIL_KAFKA_BROKERS", config.kafka_brokers);
   read_string("PAYRAIL_TOPIC_PREFIX", config.topic_prefix);
+  read_string("PAYRAIL_KAFKA_DEBUG", config.kafka_debug);
   read_string("PAYRAIL_HTTP_ADDRESS", config.http_address);
   read_string("PAYRAIL_IDP_ISSUER", config.idp_issuer);
   read_string("PAYRAIL_IDP_AUDIENCE", config.idp_audience);

@@ -19,6 +19,7 @@ struct Config {
   std::string kafka_brokers = "127.0.0.1:29092";
   std::string topic_prefix;  // isolates topics of parallel test runs on one cluster
   int kafka_session_timeout_ms = 6000;
+  std::string kafka_debug;  // librdkafka `debug` contexts, e.g. "cgrp,fetch" (troubleshooting)
 
   // HTTP API.
   std::string http_address = "127.0.0.1";

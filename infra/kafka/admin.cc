@@ -3,6 +3,8 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafkacpp.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -87,8 +89,14 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> group_client(const std::s
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"bootstrap.servers", brokers}, {"group.id", group_id},
-           {"enable.auto.commit", "false"}, {"log_level", "3"}}) {
+           {"enable.auto.commit", "false"}, {"log_level", "3"},
+           // The group's rebalance delay follows its members' session timeout: keep it short so
+           // the workers that rejoin after a reset are assigned quickly.
+           {"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "2000"}}) {
     if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
+  }
+  if (const char* debug = std::getenv("PAYRAIL_KAFKA_DEBUG"); debug && *debug) {
+    if (auto status = set_property(*conf, "debug", debug); !status.ok()) return status.error();
   }
   std::string error_text;
   std::unique_ptr<RdKafka::KafkaConsumer> consumer(
@@ -130,12 +138,30 @@ model::Result<std::vector<PartitionRange>> partition_ranges(RdKafka::KafkaConsum
 
 }  // namespace
 
+// Joins the group as its only member (the group must have no active members) and waits for the
+// assignment: commits from outside a group are refused by some brokers (librdkafka's mock
+// cluster among them), commits from a member are accepted everywhere.
+model::Status join_as_only_member(RdKafka::KafkaConsumer& consumer, const std::string& topic) {
+  if (consumer.subscribe({topic}) != RdKafka::ERR_NO_ERROR) return admin_error("subscribe");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminTimeoutMs * 2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::unique_ptr<RdKafka::Message> message(consumer.consume(100));
+    std::vector<RdKafka::TopicPartition*> assigned;
+    consumer.assignment(assigned);
+    const bool joined = !assigned.empty();
+    RdKafka::TopicPartition::destroy(assigned);
+    if (joined) return model::ok_status();
+  }
+  return admin_error("could not join group (is a worker of the group still running?)");
+}
+
 model::Status reset_offsets_to_earliest(const std::string& brokers, const std::string& group_id,
                                         const std::string& topic) {
   auto consumer = group_client(brokers, group_id);
   if (!consumer.ok()) return consumer.error();
   auto ranges = partition_ranges(**consumer, topic);
   if (!ranges.ok()) return ranges.error();
+  if (auto joined = join_as_only_member(**consumer, topic); !joined.ok()) return joined;
   std::vector<RdKafka::TopicPartition*> offsets;
   for (const auto& range : *ranges) {
     offsets.push_back(RdKafka::TopicPartition::create(topic, range.partition, range.low));

@@ -13,7 +13,8 @@ model::Status create_registry_topics(const std::string& brokers, const std::stri
                                      int replication_factor);
 
 // Rewinds `group_id` to the earliest offset of every partition of `topic`. The group must have
-// no active members (stop its workers first), as with kafka-consumer-groups --reset-offsets.
+// no active members (stop its workers first), as with kafka-consumer-groups --reset-offsets;
+// this joins the group briefly as its only member to commit.
 model::Status reset_offsets_to_earliest(const std::string& brokers, const std::string& group_id,
                                         const std::string& topic);
 

@@ -61,6 +61,11 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> create_consumer(
   for (const auto& [name, value] : properties) {
     if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
   }
+  if (!options.debug.empty()) {
+    if (auto status = set_property(*conf, "debug", options.debug); !status.ok()) {
+      return status.error();
+    }
+  }
   std::string error_text;
   if (conf->set("rebalance_cb", &rebalance, error_text) != RdKafka::Conf::CONF_OK) {
     return model::Error::make(model::ErrorCode::service_unavailable, "Kafka: " + error_text);

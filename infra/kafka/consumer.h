@@ -30,6 +30,7 @@ struct ConsumerOptions {
   std::string client_id = "payrail";
   int session_timeout_ms = 6000;
   int retry_backoff_max_ms = 5000;
+  std::string debug;  // librdkafka debug contexts; empty for none
 };
 
 class ConsumerRunner {

@@ -33,7 +33,8 @@ int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
        .group_id = std::string(topic.consumer_group),
        .topics = {topics::broker_topic_name(topic, config.topic_prefix)},
        .client_id = std::string(process_name),
-       .session_timeout_ms = config.kafka_session_timeout_ms},
+       .session_timeout_ms = config.kafka_session_timeout_ms,
+       .debug = config.kafka_debug},
       [&](const topics::Envelope& message) {
         const auto outcome = handler(context, message);
         if (outcome == kafka::HandlerOutcome::done) relay.wake();
