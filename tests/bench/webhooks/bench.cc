@@ -1,0 +1,137 @@
+// Webhook delivery benchmark: the real stack (TestStack), one local HTTPS receiver subscribed to
+// payout.created, payout.processing and payout.completed, and N test-mode payouts created over
+// HTTP. Prints deliveries per second and the event-to-delivery latency (the event row's
+// created_at in Postgres to the moment the receiver has read the request), p50/p90/p99/max.
+//
+// Configuration: PAYRAIL_BENCH_PAYOUTS (default 200), PAYRAIL_BENCH_CLIENTS (threads creating
+// payouts, default 4), PAYRAIL_WEBHOOK_CONCURRENCY (senders, default 8); plus the test harness
+// variables (PAYRAIL_TEST_DATABASE_URL, PAYRAIL_TEST_TEMPLATE_DATABASE, PAYRAIL_TEST_BIN_DIR),
+// which tests/bench/webhooks/run sets.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "infra/crypto/crypto.h"
+#include "tests/support/https_receiver.h"
+#include "tests/support/stack.h"
+
+namespace {
+
+using namespace payrail::testing;
+using Clock = std::chrono::system_clock;
+
+constexpr auto kDrainTimeout = std::chrono::minutes(10);
+
+int env_int(const char* name, int fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
+}
+
+std::string payout_body() {
+  return R"({"amount":"1.00","currency":"USDC","destination":{"network":"polygon","address":"0x)" +
+         payrail::infra::crypto::hex_encode(payrail::infra::crypto::random_bytes(20)) + R"("}})";
+}
+
+// Creates `count` payouts from one client thread; a 429 is waited out and retried.
+void create_payouts(const TestStack& stack, const std::string& key, int count) {
+  for (int i = 0; i < count; ++i) {
+    const auto body = payout_body();
+    const auto idempotency = "bench-" + payrail::infra::crypto::random_base62(16);
+    for (int tries = 0; tries < 50; ++tries) {
+      const auto response = stack.http().post("/v1/payouts", body,
+                                              with_key(key, {{"Idempotency-Key", idempotency}}));
+      if (response.status == 201 || response.status == 202) break;
+      if (response.status != 429) {
+        std::fprintf(stderr, "payout create failed: %d %s\n", response.status, response.body.c_str());
+        std::exit(1);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+}
+
+double percentile(std::vector<double> values, double fraction) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const auto index = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(index, values.size() - 1)];
+}
+
+// Event id -> created_at in epoch microseconds, straight from Postgres (API timestamps are
+// second precision).
+std::map<std::string, double> event_times_us(const TestStack& stack) {
+  auto connection = stack.database().connect();
+  pqxx::work tx(*connection);
+  std::map<std::string, double> times;
+  for (const auto& row : tx.exec("SELECT id, extract(epoch FROM created_at) * 1000000 FROM events")) {
+    times[row[0].as<std::string>()] = row[1].as<double>();
+  }
+  return times;
+}
+
+}  // namespace
+
+int main() {
+  const int payouts = env_int("PAYRAIL_BENCH_PAYOUTS", 200);
+  const int clients = std::max(1, env_int("PAYRAIL_BENCH_CLIENTS", 4));
+  HttpsReceiver receiver;
+  TestStack stack({.env = {{"PAYRAIL_WEBHOOK_CA_FILE", receiver.certificate_path()},
+                           {"PAYRAIL_RATE_LIMIT_PER_SECOND", "10000"},
+                           {"PAYRAIL_RATE_LIMIT_BURST", "10000"},
+                           {"PAYRAIL_LOG_LEVEL", "warn"}}});
+  const auto organization = stack.create_organization();
+  const auto created = stack.http().post(
+      "/v1/webhooks",
+      R"({"url":")" + receiver.url("/bench") +
+          R"(","events":["payout.created","payout.processing","payout.completed"]})",
+      with_key(organization.test_key));
+  if (created.status != 201) {
+    std::fprintf(stderr, "endpoint create failed: %d %s\n", created.status, created.body.c_str());
+    return 1;
+  }
+  const auto started = Clock::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    const int share = payouts / clients + (c < payouts % clients ? 1 : 0);
+    threads.emplace_back([&, share] { create_payouts(stack, organization.test_key, share); });
+  }
+  for (auto& thread : threads) thread.join();
+  const auto created_done = Clock::now();
+  const std::size_t expected = static_cast<std::size_t>(payouts) * 3;
+  if (!receiver.wait_for_requests(expected, kDrainTimeout, "/bench")) {
+    std::fprintf(stderr, "only %zu of %zu deliveries arrived\n", receiver.requests().size(), expected);
+    return 1;
+  }
+  const auto requests = receiver.requests_for("/bench");
+  const auto event_times = event_times_us(stack);
+  std::map<std::string, int> per_event;
+  std::vector<double> latencies_ms;
+  double first_event_us = 1e300;
+  double last_receipt_us = 0;
+  for (const auto& request : requests) {
+    const auto event_id = request.header("service-event-id");
+    if (++per_event[event_id] > 1) continue;  // a duplicate would show in the count below
+    const double received_us = std::chrono::duration<double, std::micro>(
+                                   request.received_at.time_since_epoch()).count();
+    const double event_us = event_times.at(event_id);
+    latencies_ms.push_back((received_us - event_us) / 1000.0);
+    first_event_us = std::min(first_event_us, event_us);
+    last_receipt_us = std::max(last_receipt_us, received_us);
+  }
+  const double window_s = (last_receipt_us - first_event_us) / 1e6;
+  std::printf("webhook benchmark: %d payouts, %zu deliveries (%zu distinct events, %zu duplicates)\n",
+              payouts, requests.size(), per_event.size(), requests.size() - per_event.size());
+  std::printf("  payout creation: %.2f s with %d clients\n",
+              std::chrono::duration<double>(created_done - started).count(), clients);
+  std::printf("  deliveries/s (first event created -> last delivery received): %.1f over %.2f s\n",
+              static_cast<double>(per_event.size()) / window_s, window_s);
+  std::printf("  event-to-delivery latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n",
+              percentile(latencies_ms, 0.50), percentile(latencies_ms, 0.90),
+              percentile(latencies_ms, 0.99), percentile(latencies_ms, 1.0));
+  return 0;
+}
