@@ -1,6 +1,6 @@
 #include "infra/sanctions/sanctions.h"
 
-#include <openssl/evp.h>
+#include "infra/crypto/crypto.h"
 
 #include <algorithm>
 #include <array>
@@ -43,29 +43,6 @@ std::string lower_ascii(std::string_view text) {
   }
   return lower;
 }
-
-class Sha256 {
- public:
-  Sha256() : context_(EVP_MD_CTX_new(), &EVP_MD_CTX_free) {
-    EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr);
-  }
-  void update(std::string_view data) { EVP_DigestUpdate(context_.get(), data.data(), data.size()); }
-  std::string hex() {
-    std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-    unsigned int length = 0;
-    EVP_DigestFinal_ex(context_.get(), digest.data(), &length);
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string text;
-    for (unsigned int i = 0; i < length; ++i) {
-      text += kHex[digest[i] >> 4];
-      text += kHex[digest[i] & 0x0F];
-    }
-    return text;
-  }
-
- private:
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context_;
-};
 
 // Reads in chunks so that a file growing after the size check still cannot exceed the bound.
 model::Result<std::string> read_bounded_file(const fs::path& path) {
@@ -543,8 +520,7 @@ model::Result<std::shared_ptr<const SanctionsLists>> SanctionsLists::load(
 model::Result<std::string> SanctionsLists::load_names(const std::string& csv_path) {
   auto content = read_bounded_file(csv_path);
   if (!content) return std::move(content).error();
-  Sha256 digest;
-  digest.update(*content);
+  const auto digest_hex = crypto::sha256_hex(*content);
   const std::string text = file_text_as_utf8(std::move(*content));
   std::unordered_set<std::string> primary_keys;  // one variant per name, for name_count()
   auto add_name = [&](std::string_view name) {
@@ -568,20 +544,20 @@ model::Result<std::string> SanctionsLists::load_names(const std::string& csv_pat
   });
   name_count_ = primary_keys.size();
   if (name_count_ == 0) return unavailable("no sanctioned names in " + csv_path);
-  return digest.hex().substr(0, kVersionHexDigits);
+  return digest_hex.substr(0, kVersionHexDigits);
 }
 
 model::Result<std::string> SanctionsLists::load_addresses(const std::string& address_directory) {
   auto files = list_address_files(address_directory);
   if (!files) return std::move(files).error();
-  Sha256 digest;
+  std::string framed;  // what the version digest covers
   std::unordered_set<std::string> entries;  // "<asset>\n<address>"
   for (const auto& file : *files) {
     auto content = read_bounded_file(file.path);
     if (!content) return std::move(content).error();
     // Name and length framing keep the digest unambiguous across file boundaries.
-    digest.update(file.name + "\n" + std::to_string(content->size()) + "\n");
-    digest.update(*content);
+    framed += file.name + "\n" + std::to_string(content->size()) + "\n";
+    framed += *content;
     std::string_view text = *content;
     if (text.starts_with(kUtf8ByteOrderMark)) text.remove_prefix(kUtf8ByteOrderMark.size());
     skipped_line_count_ += for_each_line(text, [&](std::string_view line) {
@@ -597,7 +573,7 @@ model::Result<std::string> SanctionsLists::load_addresses(const std::string& add
   }
   address_count_ = entries.size();
   if (address_count_ == 0) return unavailable("no sanctioned addresses in " + address_directory);
-  return digest.hex().substr(0, kVersionHexDigits);
+  return crypto::sha256_hex(framed).substr(0, kVersionHexDigits);
 }
 
 std::optional<AddressHit> SanctionsLists::find_address(std::string_view address) const {
