@@ -1,5 +1,7 @@
 #include "api/pipeline.h"
 
+#include <strings.h>
+
 #include <algorithm>
 
 #include "api/middleware/authentication.h"
@@ -26,8 +28,14 @@ model::Status check_content_type(const HttpRequest& request) {
   if (request.body.empty()) return model::ok_status();
   const auto content_type = request.header("Content-Type");
   if (content_type) {
-    const auto media_type = content_type->substr(0, content_type->find(';'));
-    if (media_type == "application/json") return model::ok_status();
+    // Media types are case-insensitive and may have whitespace before parameters (RFC 9110 8.3).
+    auto media_type = content_type->substr(0, content_type->find(';'));
+    while (media_type.ends_with(' ') || media_type.ends_with('\t')) media_type.remove_suffix(1);
+    constexpr std::string_view kJson = "application/json";
+    if (media_type.size() == kJson.size() &&
+        strncasecmp(media_type.data(), kJson.data(), kJson.size()) == 0) {
+      return model::ok_status();
+    }
   }
   return Error::make(ErrorCode::unsupported_media_type,
                      "Request bodies must be sent with Content-Type: application/json.");

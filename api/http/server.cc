@@ -71,13 +71,39 @@ void copy_headers(const Http::Request& source, HttpRequest& target) {
   for (const auto& [name, raw] : source.headers().rawList()) target.headers[name] = raw.value();
 }
 
+int hex_value(char digit) {
+  if (digit >= '0' && digit <= '9') return digit - '0';
+  if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
+  if (digit >= 'A' && digit <= 'F') return digit - 'A' + 10;
+  return -1;
+}
+
+// Pistache 0.0.5 hands query names and values over still percent-encoded; clients encode
+// characters such as ':' in timestamps (created_gte=2026-11-21T00%3A00%3A00Z). Malformed escapes
+// are kept as they are, for validation to refuse.
+std::string percent_decoded(std::string_view text) {
+  std::string decoded;
+  decoded.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool escape = text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
+                        hex_value(text[i + 2]) >= 0;
+    if (!escape) {
+      decoded += text[i];
+      continue;
+    }
+    decoded += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+    i += 2;
+  }
+  return decoded;
+}
+
 HttpRequest copy_request(const Http::Request& source) {
   HttpRequest request;
   request.request_id = new_request_id();
   request.method = Http::methodString(source.method());
   request.path = source.resource();
   for (auto it = source.query().parameters_begin(); it != source.query().parameters_end(); ++it) {
-    request.query.emplace_back(it->first, it->second);
+    request.query.emplace_back(percent_decoded(it->first), percent_decoded(it->second));
   }
   copy_headers(source, request);
   request.body = source.body();

@@ -1,5 +1,7 @@
 #include "api/middleware/authentication.h"
 
+#include <strings.h>
+
 #include <ctime>
 
 #include "infra/crypto/crypto.h"
@@ -24,9 +26,10 @@ model::Result<Credentials> read_credentials(const HttpRequest& request) {
   Credentials credentials;
   if (auto key = request.header("X-API-Key")) credentials.api_key = std::string(*key);
   if (auto authorization = request.header("Authorization")) {
+    // The scheme name is case-insensitive (RFC 9110 section 11.1).
     constexpr std::string_view kBearer = "Bearer ";
     if (authorization->size() <= kBearer.size() ||
-        authorization->substr(0, kBearer.size()) != kBearer) {
+        strncasecmp(authorization->data(), kBearer.data(), kBearer.size()) != 0) {
       return model::Error::make(model::ErrorCode::api_key_invalid,
                                 "The Authorization header must be 'Bearer <credential>'.");
     }
