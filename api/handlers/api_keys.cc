@@ -81,13 +81,6 @@ model::Result<organizations::OrganizationRow> target_organization(const RequestC
 }
 
 model::Result<HttpResponse> create_key(RequestContext& context) {
-  if (context.api_key) {
-    const auto& scopes = context.api_key->scopes;
-    if (std::find(scopes.begin(), scopes.end(), "organization:write") == scopes.end()) {
-      return model::Error::make(model::ErrorCode::scope_insufficient,
-                                "This API key lacks the scope organization:write.");
-    }
-  }
   auto body = parse_body(context, kCreateFields);
   if (!body.ok()) return body.error();
   const auto mode = model::parse_mode(*model::json::string_member(*body, "mode"));
@@ -160,8 +153,9 @@ void write_api_key(model::json::Writer& writer, const api_keys::ApiKeyRow& key,
 }
 
 void register_api_key_routes(Router& router) {
-  // Scope for API keys is checked in create_key: a session has no scopes but may be an owner.
-  router.add({"POST", "/v1/api-keys", Access::api_key_or_session, "", sync(create_key)});
+  // The scope applies to API keys; a session has no scopes and must be an owner instead.
+  router.add({"POST", "/v1/api-keys", Access::api_key_or_session, "organization:write",
+              sync(create_key)});
   router.add({"GET", "/v1/api-keys", Access::api_key, "organization:read", sync(list_keys)});
   router.add({"DELETE", "/v1/api-keys/{id}", Access::api_key, "organization:write",
               sync(revoke_key)});
