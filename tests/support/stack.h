@@ -17,7 +17,7 @@ namespace payrail::testing {
 inline constexpr const char* kTestSessionSecret = "payrail-test-session-secret-0123456789abcdef";
 
 struct StackOptions {
-  std::vector<std::string> workers{"screening", "execution", "settlement", "expiry"};
+  std::vector<std::string> workers{"screening", "execution", "settlement", "expiry", "webhooks"};
   std::map<std::string, std::string> env;  // overrides for every process
 };
 

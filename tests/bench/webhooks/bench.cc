@@ -43,11 +43,12 @@ void create_payouts(const TestStack& stack, const std::string& key, int count) {
     const auto body = payout_body();
     const auto idempotency = "bench-" + payrail::infra::crypto::random_base62(16);
     for (int tries = 0; tries < 50; ++tries) {
-      const auto response = stack.http().post("/v1/payouts", body,
-                                              with_key(key, {{"Idempotency-Key", idempotency}}));
+      const auto response =
+          stack.http().post("/v1/payouts", body, with_key(key, {{"Idempotency-Key", idempotency}}));
       if (response.status == 201 || response.status == 202) break;
       if (response.status != 429) {
-        std::fprintf(stderr, "payout create failed: %d %s\n", response.status, response.body.c_str());
+        std::fprintf(stderr, "payout create failed: %d %s\n", response.status,
+                     response.body.c_str());
         std::exit(1);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -58,7 +59,8 @@ void create_payouts(const TestStack& stack, const std::string& key, int count) {
 double percentile(std::vector<double> values, double fraction) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
+  const auto index =
+      static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
   return values[std::min(index, values.size() - 1)];
 }
 
@@ -68,22 +70,42 @@ std::map<std::string, double> event_times_us(const TestStack& stack) {
   auto connection = stack.database().connect();
   pqxx::work tx(*connection);
   std::map<std::string, double> times;
-  for (const auto& row : tx.exec("SELECT id, extract(epoch FROM created_at) * 1000000 FROM events")) {
+  for (const auto& row :
+       tx.exec("SELECT id, extract(epoch FROM created_at) * 1000000 FROM events")) {
     times[row[0].as<std::string>()] = row[1].as<double>();
   }
   return times;
 }
 
+// Where the time goes, from Postgres: event -> delivery row (outbox relay, Kafka, fan-out) and
+// delivery row -> first attempt started (claim and dispatch).
+void print_breakdown(const TestStack& stack) {
+  auto connection = stack.database().connect();
+  pqxx::work tx(*connection);
+  const auto row = tx.exec1(
+      "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY fan_out_ms), "
+      "percentile_cont(0.99) WITHIN GROUP (ORDER BY fan_out_ms), "
+      "percentile_cont(0.5) WITHIN GROUP (ORDER BY claim_ms), "
+      "percentile_cont(0.99) WITHIN GROUP (ORDER BY claim_ms) FROM ("
+      "SELECT extract(epoch FROM d.created_at - e.created_at) * 1000 AS fan_out_ms, "
+      "extract(epoch FROM a.attempted_at - d.created_at) * 1000 AS claim_ms "
+      "FROM webhook_deliveries d JOIN events e ON e.id = d.event_id "
+      "JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = 1) t");
+  std::printf("  event -> delivery row (relay, Kafka, fan-out) ms: p50 %.1f  p99 %.1f\n",
+              row[0].as<double>(), row[1].as<double>());
+  std::printf("  delivery row -> first attempt started ms:       p50 %.1f  p99 %.1f\n",
+              row[2].as<double>(), row[3].as<double>());
+}
+
 }  // namespace
 
-int main() {
+int run() {
   const int payouts = env_int("PAYRAIL_BENCH_PAYOUTS", 200);
   const int clients = std::max(1, env_int("PAYRAIL_BENCH_CLIENTS", 4));
   HttpsReceiver receiver;
   TestStack stack({.env = {{"PAYRAIL_WEBHOOK_CA_FILE", receiver.certificate_path()},
                            {"PAYRAIL_RATE_LIMIT_PER_SECOND", "10000"},
-                           {"PAYRAIL_RATE_LIMIT_BURST", "10000"},
-                           {"PAYRAIL_LOG_LEVEL", "warn"}}});
+                           {"PAYRAIL_RATE_LIMIT_BURST", "10000"}}});
   const auto organization = stack.create_organization();
   const auto created = stack.http().post(
       "/v1/webhooks",
@@ -104,7 +126,8 @@ int main() {
   const auto created_done = Clock::now();
   const std::size_t expected = static_cast<std::size_t>(payouts) * 3;
   if (!receiver.wait_for_requests(expected, kDrainTimeout, "/bench")) {
-    std::fprintf(stderr, "only %zu of %zu deliveries arrived\n", receiver.requests().size(), expected);
+    std::fprintf(stderr, "only %zu of %zu deliveries arrived\n", receiver.requests().size(),
+                 expected);
     return 1;
   }
   const auto requests = receiver.requests_for("/bench");
@@ -116,16 +139,17 @@ int main() {
   for (const auto& request : requests) {
     const auto event_id = request.header("service-event-id");
     if (++per_event[event_id] > 1) continue;  // a duplicate would show in the count below
-    const double received_us = std::chrono::duration<double, std::micro>(
-                                   request.received_at.time_since_epoch()).count();
+    const double received_us =
+        std::chrono::duration<double, std::micro>(request.received_at.time_since_epoch()).count();
     const double event_us = event_times.at(event_id);
     latencies_ms.push_back((received_us - event_us) / 1000.0);
     first_event_us = std::min(first_event_us, event_us);
     last_receipt_us = std::max(last_receipt_us, received_us);
   }
   const double window_s = (last_receipt_us - first_event_us) / 1e6;
-  std::printf("webhook benchmark: %d payouts, %zu deliveries (%zu distinct events, %zu duplicates)\n",
-              payouts, requests.size(), per_event.size(), requests.size() - per_event.size());
+  std::printf(
+      "webhook benchmark: %d payouts, %zu deliveries (%zu distinct events, %zu duplicates)\n",
+      payouts, requests.size(), per_event.size(), requests.size() - per_event.size());
   std::printf("  payout creation: %.2f s with %d clients\n",
               std::chrono::duration<double>(created_done - started).count(), clients);
   std::printf("  deliveries/s (first event created -> last delivery received): %.1f over %.2f s\n",
@@ -133,5 +157,15 @@ int main() {
   std::printf("  event-to-delivery latency ms: p50 %.1f  p90 %.1f  p99 %.1f  max %.1f\n",
               percentile(latencies_ms, 0.50), percentile(latencies_ms, 0.90),
               percentile(latencies_ms, 0.99), percentile(latencies_ms, 1.0));
+  print_breakdown(stack);
   return 0;
+}
+
+int main() {
+  try {
+    return run();
+  } catch (const std::exception& failure) {
+    std::fprintf(stderr, "benchmark failed: %s\n", failure.what());
+    return 1;
+  }
 }

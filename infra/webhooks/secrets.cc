@@ -1,0 +1,29 @@
+#include "infra/webhooks/secrets.h"
+
+#include "infra/crypto/crypto.h"
+#include "infra/webhooks/signature.h"
+
+namespace payrail::infra::webhooks {
+
+std::string new_endpoint_secret() {
+  return std::string(kSecretPrefix) + crypto::random_base62(kSecretRandomLength);
+}
+
+model::Result<std::string> encryption_key_from_hex(std::string_view key_hex) {
+  const auto key = crypto::hex_decode(key_hex);
+  if (!key || key->size() != crypto::kAesKeyBytes) {
+    return model::Error::make(model::ErrorCode::internal_error,
+                              "PAYRAIL_WEBHOOK_ENCRYPTION_KEY must be 64 hex characters.");
+  }
+  return *key;
+}
+
+model::Result<std::string> seal_secret(std::string_view key, std::string_view secret) {
+  return crypto::aes_gcm_encrypt(key, secret);
+}
+
+model::Result<std::string> open_secret(std::string_view key, std::string_view sealed) {
+  return crypto::aes_gcm_decrypt(key, sealed);
+}
+
+}  // namespace payrail::infra::webhooks

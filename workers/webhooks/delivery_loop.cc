@@ -1,0 +1,222 @@
+#include "workers/webhooks/delivery_loop.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "infra/crypto/crypto.h"
+#include "infra/log/log.h"
+#include "infra/webhooks/retry_schedule.h"
+#include "infra/webhooks/secrets.h"
+
+namespace payrail::workers::webhooks {
+namespace {
+
+namespace deliveries = infra::repositories::webhook_deliveries;
+namespace hooks = infra::webhooks;
+
+std::int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               since)
+      .count();
+}
+
+std::string optional_text(const std::optional<int>& value) {
+  return value ? std::to_string(*value) : "";
+}
+
+void log_attempt(const deliveries::ClaimedDelivery& delivery,
+                 const deliveries::AttemptOutcome& outcome, std::string_view settled) {
+  // Ids only: never the URL (its query may carry a token) and never the secret.
+  infra::log::info("webhooks.attempt", {{"delivery_id", delivery.delivery_id},
+                                        {"endpoint_id", delivery.endpoint_id},
+                                        {"event_id", delivery.event_id},
+                                        {"attempt", std::to_string(outcome.number)},
+                                        {"status_code", optional_text(outcome.status_code)},
+                                        {"latency_ms", std::to_string(outcome.latency_ms)},
+                                        {"error", outcome.error.value_or("")},
+                                        {"outcome", std::string(settled)}});
+}
+
+}  // namespace
+
+model::Result<LoopOptions> loop_options_from(const infra::Config& config) {
+  LoopOptions options;
+  options.senders = config.webhook_delivery_concurrency;
+  options.timeout_ms = config.webhook_timeout_ms;
+  options.schedule_ms = config.webhook_retry_schedule_ms;
+  options.allow_private_targets_in_test = config.webhook_allow_private_targets_in_test;
+  auto key = hooks::encryption_key_from_hex(config.webhook_encryption_key_hex);
+  if (!key.ok()) return key.error();
+  options.encryption_key = std::move(*key);
+  options.client.timeout_ms = config.webhook_timeout_ms;
+  if (config.webhook_ca_file) {
+    auto anchors = hooks::TrustAnchors::load(*config.webhook_ca_file);
+    if (!anchors.ok()) return anchors.error();
+    options.client.extra_trust = std::move(*anchors);
+  }
+  return options;
+}
+
+DeliveryLoop::DeliveryLoop(infra::pg::Pool& pool, LoopOptions options)
+    : pool_(pool), options_(std::move(options)) {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  process_tag_ =
+      std::string(host) + "/" + std::to_string(getpid()) + "/" + infra::crypto::random_base62(8);
+}
+
+DeliveryLoop::~DeliveryLoop() {
+  stop();
+}
+
+void DeliveryLoop::start() {
+  hooks::initialize_http_client_library();
+  for (int i = 0; i < options_.senders; ++i) senders_.emplace_back([this] { run_sender(); });
+  dispatcher_ = std::thread([this] { dispatch(); });
+  infra::log::info("webhooks.delivery_loop_started",
+                   {{"senders", std::to_string(options_.senders)},
+                    {"lease_ms", std::to_string(options_.lease_ms())},
+                    {"schedule_steps", std::to_string(options_.schedule_ms.size())}});
+}
+
+void DeliveryLoop::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  dispatch_wakeup_.notify_all();
+  sender_wakeup_.notify_all();
+  if (dispatcher_.joinable()) dispatcher_.join();
+  for (auto& sender : senders_) {
+    if (sender.joinable()) sender.join();
+  }
+}
+
+void DeliveryLoop::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  dispatch_wakeup_.notify_one();
+}
+
+std::string DeliveryLoop::next_lease_token() {
+  return process_tag_ + "/" + std::to_string(++claims_);
+}
+
+void DeliveryLoop::dispatch() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    const int free_senders = idle_senders_ - static_cast<int>(queue_.size());
+    if (free_senders <= 0) {
+      // Every sender is busy: claim more only when one is free, so a claim never waits.
+      dispatch_wakeup_.wait(
+          lock, [&] { return stopping_ || idle_senders_ - static_cast<int>(queue_.size()) > 0; });
+      continue;
+    }
+    woken_ = false;
+    lock.unlock();
+    const auto wait = claim_round(free_senders);
+    lock.lock();
+    if (wait.count() > 0) {
+      dispatch_wakeup_.wait_for(lock, wait, [&] { return stopping_ || woken_; });
+    }
+  }
+}
+
+// Claims for the free senders; returns how long to wait before the next round.
+std::chrono::milliseconds DeliveryLoop::claim_round(int free_senders) {
+  const auto claimed_at = std::chrono::steady_clock::now();
+  auto claimed = deliveries::claim(pool_, next_lease_token(), options_.lease_ms(), free_senders);
+  if (!claimed.ok()) {
+    infra::log::warn("webhooks.claim_failed", {{"error", claimed.error().message}});
+    return std::chrono::milliseconds(kErrorBackoffMs);
+  }
+  const bool batch_full = static_cast<int>(claimed->size()) >= free_senders;
+  if (!claimed->empty()) {
+    std::lock_guard lock(mutex_);
+    for (auto& delivery : *claimed) queue_.push_back(Queued{std::move(delivery), claimed_at});
+  }
+  sender_wakeup_.notify_all();
+  if (batch_full) return std::chrono::milliseconds(0);
+  auto due = deliveries::next_due_in_ms(pool_);
+  if (!due.ok()) return std::chrono::milliseconds(kErrorBackoffMs);
+  const auto wait_ms = std::clamp(due->value_or(kIdlePollMaxMs), kIdlePollMinMs, kIdlePollMaxMs);
+  return std::chrono::milliseconds(wait_ms);
+}
+
+void DeliveryLoop::run_sender() {
+  hooks::DeliveryClient client(options_.client);
+  std::unique_lock lock(mutex_);
+  while (true) {
+    ++idle_senders_;
+    dispatch_wakeup_.notify_one();
+    sender_wakeup_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    --idle_senders_;
+    if (queue_.empty()) return;  // stopping, nothing left to give back
+    auto queued = std::move(queue_.front());
+    queue_.pop_front();
+    const bool stopping = stopping_;
+    lock.unlock();
+    if (stopping) {
+      (void)deliveries::release(pool_, queued.delivery);  // another process may take it now
+    } else {
+      deliver(client, queued);
+    }
+    lock.lock();
+    woken_ = true;  // a retry may now be due sooner than the dispatcher planned
+  }
+}
+
+void DeliveryLoop::deliver(hooks::DeliveryClient& client, const Queued& queued) {
+  const auto& delivery = queued.delivery;
+  const bool allow_private =
+      hooks::private_targets_allowed(delivery.mode, options_.allow_private_targets_in_test);
+  deliveries::AttemptOutcome outcome;
+  auto secret = hooks::open_secret(options_.encryption_key, delivery.sealed_secret);
+  std::optional<hooks::PreparedTarget> target;
+  if (!secret.ok()) {
+    outcome.error = "the endpoint's signing secret cannot be opened (encryption key changed?)";
+  } else if (auto prepared = client.prepare(delivery.url, allow_private); !prepared.ok()) {
+    outcome.error = prepared.error().message;  // refused or unresolvable: nothing is sent
+  } else {
+    target = std::move(*prepared);
+  }
+  if (elapsed_ms(queued.claimed_at) + options_.timeout_ms + kLeaseSafetyMs > options_.lease_ms()) {
+    infra::log::warn("webhooks.lease_too_short", {{"delivery_id", delivery.delivery_id}});
+    (void)deliveries::release(pool_, delivery);
+    return;
+  }
+  auto number = deliveries::begin_attempt(pool_, delivery);
+  if (!number.ok()) {
+    infra::log::warn("webhooks.begin_failed",
+                     {{"delivery_id", delivery.delivery_id}, {"error", number.error().message}});
+    return;  // the lease expires and the delivery is claimed again
+  }
+  if (!*number) {
+    infra::log::info("webhooks.skipped", {{"delivery_id", delivery.delivery_id},
+                                          {"endpoint_id", delivery.endpoint_id}});
+    return;  // endpoint deleted or delivery cancelled since the claim
+  }
+  outcome.number = **number;
+  if (target) {
+    const auto result = client.deliver(
+        *target, {delivery.url, delivery.event_id, delivery.payload, *secret, allow_private});
+    outcome.status_code = result.status_code;
+    outcome.latency_ms = result.latency_ms;
+    outcome.error = result.error;
+    outcome.succeeded = result.succeeded();
+  }
+  auto settled = deliveries::finish_attempt(pool_, delivery, outcome, options_.schedule_ms,
+                                            hooks::unit_random());
+  if (!settled.ok()) {
+    infra::log::warn("webhooks.finish_failed",
+                     {{"delivery_id", delivery.delivery_id}, {"error", settled.error().message}});
+    return;
+  }
+  log_attempt(delivery, outcome, deliveries::settled_name(*settled));
+}
+
+}  // namespace payrail::workers::webhooks

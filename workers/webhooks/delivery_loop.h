@@ -1,0 +1,93 @@
+// The delivery loop of payrail-webhooks: one dispatcher thread claims due deliveries from
+// Postgres with a lease, a fixed set of sender threads sends them and records each outcome.
+//
+// Postgres holds the schedule (next_attempt_at), so nothing is lost across restarts; the lease
+// keeps one delivery to one sender at a time across any number of processes; a killed process's
+// leases expire and another sender takes the work over.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "infra/config/config.h"
+#include "infra/pg/pool.h"
+#include "infra/repositories/webhook_deliveries.h"
+#include "infra/webhooks/delivery_client.h"
+
+namespace payrail::workers::webhooks {
+
+// A lease covers the pre-send work, one send bounded by the timeout, and recording; the send
+// starts only while at least timeout + kLeaseSafetyMs of the lease remain.
+constexpr std::int64_t kLeaseMarginMs = 5000;
+constexpr std::int64_t kLeaseSafetyMs = 2000;
+constexpr std::int64_t kIdlePollMinMs = 10;
+constexpr std::int64_t kIdlePollMaxMs = 1000;  // bounds how late an expired lease is noticed
+constexpr std::int64_t kErrorBackoffMs = 1000;
+
+struct LoopOptions {
+  int senders = 8;
+  int timeout_ms = 10000;
+  std::vector<std::int64_t> schedule_ms;
+  bool allow_private_targets_in_test = false;
+  std::string encryption_key;  // 32 bytes
+  infra::webhooks::ClientOptions client;
+
+  std::int64_t lease_ms() const {
+    return 2 * static_cast<std::int64_t>(timeout_ms) + kLeaseMarginMs;
+  }
+};
+
+// From PAYRAIL_WEBHOOK_* settings; an invalid key or unreadable CA file is an error.
+model::Result<LoopOptions> loop_options_from(const infra::Config& config);
+
+class DeliveryLoop {
+ public:
+  DeliveryLoop(infra::pg::Pool& pool, LoopOptions options);
+  ~DeliveryLoop();
+  DeliveryLoop(const DeliveryLoop&) = delete;
+  DeliveryLoop& operator=(const DeliveryLoop&) = delete;
+
+  void start();
+  // Stops claiming, lets sends in flight finish (bounded by the timeout), gives queued claims back.
+  void stop();
+  // New deliveries exist (the fast path after a fan-out): claim now instead of at the next poll.
+  void wake();
+
+ private:
+  using Claimed = infra::repositories::webhook_deliveries::ClaimedDelivery;
+  struct Queued {
+    Claimed delivery;
+    std::chrono::steady_clock::time_point claimed_at;
+  };
+
+  void dispatch();
+  std::chrono::milliseconds claim_round(int free_senders);
+  void run_sender();
+  void deliver(infra::webhooks::DeliveryClient& client, const Queued& queued);
+  std::string next_lease_token();
+
+  infra::pg::Pool& pool_;
+  LoopOptions options_;
+  std::string process_tag_;
+  std::atomic<std::uint64_t> claims_{0};
+
+  std::mutex mutex_;
+  std::condition_variable dispatch_wakeup_;
+  std::condition_variable sender_wakeup_;
+  std::deque<Queued> queue_;
+  int idle_senders_ = 0;
+  bool woken_ = false;
+  bool stopping_ = false;
+  std::thread dispatcher_;
+  std::vector<std::thread> senders_;
+};
+
+}  // namespace payrail::workers::webhooks

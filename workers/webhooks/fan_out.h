@@ -1,0 +1,17 @@
+// events -> one pending delivery per subscribed endpoint.
+#pragma once
+
+#include <functional>
+
+#include "infra/runtime/worker.h"
+
+namespace payrail::workers::webhooks {
+
+// PROCESSING IS IDEMPOTENT: one transaction guarded by the outbox consumed mark, and the
+// deliveries' UNIQUE (event, endpoint) makes a replay create nothing. `wake` runs after a commit
+// that created deliveries (the fast path into the delivery loop).
+infra::kafka::HandlerOutcome fan_out_event(infra::runtime::WorkerContext& context,
+                                           const topics::Envelope& message,
+                                           const std::function<void()>& wake);
+
+}  // namespace payrail::workers::webhooks

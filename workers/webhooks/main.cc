@@ -1,0 +1,39 @@
+// payrail-webhooks: consumes `events`, fans each event out to the subscribed endpoints of its
+// organization and mode, and delivers them, signed, over HTTPS with retries kept in Postgres.
+#include <cstdlib>
+
+#include "infra/log/log.h"
+#include "infra/runtime/worker.h"
+#include "workers/webhooks/delivery_loop.h"
+#include "workers/webhooks/fan_out.h"
+
+int main() {
+  using namespace payrail;
+  std::unique_ptr<infra::pg::Pool> delivery_pool;
+  std::unique_ptr<workers::webhooks::DeliveryLoop> loop;
+  return infra::runtime::run_worker(
+      "payrail-webhooks", topics::kEvents,
+      [&](infra::runtime::WorkerContext& context, const topics::Envelope& message) {
+        return workers::webhooks::fan_out_event(context, message, [&] { loop->wake(); });
+      },
+      [&](infra::runtime::WorkerContext& context) {
+        auto options = workers::webhooks::loop_options_from(context.config);
+        if (!options.ok()) {
+          infra::log::error("webhooks.start_failed", {{"error", options.error().message}});
+          std::exit(1);
+        }
+        // Senders get their own connections so deliveries never wait behind the consumer.
+        delivery_pool = std::make_unique<infra::pg::Pool>(infra::pg::PoolOptions{
+            .url = context.config.database_url,
+            .max_connections = static_cast<std::size_t>(options->senders) + 2,
+            .application_name = "payrail-webhooks-delivery"});
+        loop =
+            std::make_unique<workers::webhooks::DeliveryLoop>(*delivery_pool, std::move(*options));
+        loop->start();
+      },
+      [&] {
+        if (loop) loop->stop();
+        loop.reset();
+        delivery_pool.reset();
+      });
+}
