@@ -127,14 +127,17 @@ HttpResponse decision_response(const payouts::PayoutRow& payout, const std::stri
   return HttpResponse::json(status, model::payout_json(payout.resource));
 }
 
-HttpResponse replayed(HttpResponse response) {
+// A replay is the original response: status, body and Request-Id (which an error body repeats).
+HttpResponse replayed(HttpResponse response, const std::optional<std::string>& request_id) {
   response.headers.emplace_back("Idempotent-Replayed", "true");
+  if (request_id) response.headers.emplace_back("Request-Id", *request_id);
   return response;
 }
 
 void record_response(Services& services, const idempotency::Scope& scope,
-                     const HttpResponse& response) {
-  if (auto stored = idempotency::complete(*services.db, scope, response.status, response.body);
+                     const HttpResponse& response, const std::string& request_id) {
+  if (auto stored = idempotency::complete(*services.db, scope, response.status, response.body,
+                                          request_id);
       !stored.ok()) {
     infra::log::warn("idempotency.store_failed", {{"error", stored.error().message}});
   }
@@ -150,8 +153,8 @@ void respond_existing(const RequestContext& context, Responder responder,
         "This Idempotency-Key was already used with a different request; use a new key."));
   }
   if (record.response_status && record.response_body) {
-    return responder.send(
-        replayed(HttpResponse::json(*record.response_status, *record.response_body)));
+    return responder.send(replayed(HttpResponse::json(*record.response_status, *record.response_body),
+                                   record.response_request_id));
   }
   const int abandoned_after_seconds =
       context.services->config.screening_wait_ms / 1000 + kAbandonedAfterExtraSeconds;
@@ -171,8 +174,8 @@ void respond_existing(const RequestContext& context, Responder responder,
                                            : found.error());
   }
   auto response = decision_response(**found, responder.request_id());
-  record_response(*context.services, request.scope, response);
-  responder.send(replayed(std::move(response)));
+  record_response(*context.services, request.scope, response, responder.request_id());
+  responder.send(replayed(std::move(response), std::nullopt));
 }
 
 struct PendingCreate {
@@ -192,7 +195,7 @@ void finish_create(const std::shared_ptr<PendingCreate>& pending) {
                    : found.error());
   }
   auto response = decision_response(**found, pending->responder.request_id());
-  record_response(services, pending->scope, response);
+  record_response(services, pending->scope, response, pending->responder.request_id());
   pending->responder.send(std::move(response));
 }
 

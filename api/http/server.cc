@@ -4,6 +4,7 @@
 #include <pistache/http.h>
 #include <pistache/peer.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "infra/crypto/crypto.h"
@@ -39,7 +40,12 @@ class NamedHeader : public Http::Header::Header {
 void send_via_writer(const std::shared_ptr<ResponseWriter>& writer, const std::string& request_id,
                      HttpResponse response) {
   try {
-    writer->headers().add(std::make_shared<NamedHeader>("Request-Id", request_id));
+    // A replayed response carries the original request's id instead of this one's.
+    const bool has_request_id = std::any_of(response.headers.begin(), response.headers.end(),
+                                            [](const auto& header) { return header.first == "Request-Id"; });
+    if (!has_request_id) {
+      writer->headers().add(std::make_shared<NamedHeader>("Request-Id", request_id));
+    }
     for (const auto& [name, value] : response.headers) {
       writer->headers().add(std::make_shared<NamedHeader>(name, value));
     }

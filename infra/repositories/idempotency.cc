@@ -11,12 +11,13 @@ constexpr pg::Statement kClaim{
 constexpr pg::Statement kFind{
     "idempotency_find",
     "SELECT endpoint, request_hash, resource_id, response_status, response_body, "
-    "extract(epoch FROM now() - created_at)::int FROM idempotency_keys "
+    "extract(epoch FROM now() - created_at)::int, response_request_id FROM idempotency_keys "
     "WHERE org_id = $1 AND mode = $2 AND idempotency_key = $3"};
 
 constexpr pg::Statement kComplete{
     "idempotency_complete",
-    "UPDATE idempotency_keys SET response_status = $4, response_body = $5, completed_at = now() "
+    "UPDATE idempotency_keys SET response_status = $4, response_body = $5, "
+    "response_request_id = $6, completed_at = now() "
     "WHERE org_id = $1 AND mode = $2 AND idempotency_key = $3 AND completed_at IS NULL"};
 
 constexpr pg::Statement kPurge{
@@ -46,6 +47,7 @@ std::optional<Record> find(pqxx::work& tx, const Scope& scope) {
   if (!row[3].is_null()) record.response_status = row[3].as<int>();
   if (!row[4].is_null()) record.response_body = row[4].as<std::string>();
   record.age_seconds = row[5].as<int>();
+  if (!row[6].is_null()) record.response_request_id = row[6].as<std::string>();
   return record;
 }
 
@@ -54,9 +56,10 @@ model::Result<std::optional<Record>> find(pg::Pool& pool, const Scope& scope) {
       [&](pqxx::work& tx) -> model::Result<std::optional<Record>> { return find(tx, scope); });
 }
 
-model::Status complete(pg::Pool& pool, const Scope& scope, int status, const std::string& body) {
+model::Status complete(pg::Pool& pool, const Scope& scope, int status, const std::string& body,
+                       const std::string& request_id) {
   return pool.transact([&](pqxx::work& tx) -> model::Status {
-    pg::exec(tx, kComplete, scope.org_id, mode_text(scope), scope.key, status, body);
+    pg::exec(tx, kComplete, scope.org_id, mode_text(scope), scope.key, status, body, request_id);
     return model::ok_status();
   });
 }

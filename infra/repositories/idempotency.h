@@ -27,6 +27,7 @@ struct Record {
   std::string resource_id;
   std::optional<int> response_status;
   std::optional<std::string> response_body;
+  std::optional<std::string> response_request_id;
   int age_seconds = 0;
 };
 
@@ -38,7 +39,8 @@ std::optional<Record> find(pqxx::work& tx, const Scope& scope);
 model::Result<std::optional<Record>> find(pg::Pool& pool, const Scope& scope);
 
 // Stores the response first sent for the key, so replays return exactly it.
-model::Status complete(pg::Pool& pool, const Scope& scope, int status, const std::string& body);
+model::Status complete(pg::Pool& pool, const Scope& scope, int status, const std::string& body,
+                       const std::string& request_id);
 
 // Deletes records past retention; returns how many.
 model::Result<long> purge_expired(pg::Pool& pool, int batch_max);

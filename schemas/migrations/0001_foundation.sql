@@ -52,6 +52,7 @@ CREATE TABLE idempotency_keys (
   resource_id      text NOT NULL,
   response_status  integer,
   response_body    text,
+  response_request_id text,  -- a replay is the original response, Request-Id included
   created_at       timestamptz NOT NULL DEFAULT now(),
   completed_at     timestamptz,
   PRIMARY KEY (org_id, mode, idempotency_key)

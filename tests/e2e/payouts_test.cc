@@ -228,6 +228,16 @@ TEST_F(Payouts, IdempotentReplayAndConflict) {
   EXPECT_EQ(replay.status, 201);
   EXPECT_EQ(replay.body, first.body);
   EXPECT_EQ(replay.header("idempotent-replayed"), "true");
+  EXPECT_EQ(replay.header("request-id"), first.header("request-id"));
+  // A replayed error is the original error, its request_id and Request-Id included.
+  const auto blocked_body = payout_body("2", "USDC", "polygon", blocked_trigger_address());
+  const auto blocked = create(blocked_body, "order-blocked");
+  ASSERT_EQ(blocked.status, 403);
+  const auto blocked_replay = create(blocked_body, "order-blocked");
+  EXPECT_EQ(blocked_replay.status, 403);
+  EXPECT_EQ(blocked_replay.body, blocked.body);
+  EXPECT_EQ(blocked_replay.header("request-id"),
+            std::string(blocked_replay.json()["error"]["request_id"].GetString()));
   const auto conflict = create(payout_body("8", "USDC", "polygon", random_evm_address()), "order-1");
   EXPECT_EQ(conflict.status, 409);
   EXPECT_EQ(conflict.error_code(), "idempotency_conflict");
@@ -237,7 +247,7 @@ TEST_F(Payouts, IdempotentReplayAndConflict) {
   EXPECT_EQ(theirs.status, 201);
   EXPECT_NE(std::string(theirs.json()["id"].GetString()), first.json()["id"].GetString());
   EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM payouts WHERE org_id = '" + org_.id + "'"),
-            "1");
+            "2");
   wait(first.json()["id"].GetString(), {"completed"});
 }
 
