@@ -8,8 +8,11 @@ PAYRAIL_PACKAGES=(
   libpistache-dev librdkafka-dev libpqxx-dev rapidjson-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev librapidcheck-dev
   postgresql postgresql-contrib iso-codes
-  kcat wrk hyperfine faketime nodejs npm
+  kcat wrk hyperfine faketime
 )
+# Needed as commands; any provider will do (e.g. NodeSource's nodejs bundles npm and conflicts
+# with Debian's npm package).
+PAYRAIL_COMMANDS=(node:nodejs npm:npm)
 
 say() { printf '\033[1m[payrail]\033[0m %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -25,6 +28,9 @@ install_packages() {
   for package in "${PAYRAIL_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
       missing+=("$package")
+  done
+  for entry in "${PAYRAIL_COMMANDS[@]}"; do
+    command -v "${entry%%:*}" >/dev/null || missing+=("${entry#*:}")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   say "installing Debian packages: ${missing[*]}"
