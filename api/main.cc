@@ -34,13 +34,14 @@ int main() {
                         .max_connections = static_cast<std::size_t>(config.db_pool_size),
                         .acquire_timeout = std::chrono::milliseconds(config.db_acquire_timeout_ms),
                         .application_name = "payrail-api"});
-  auto producer = infra::kafka::Producer::create({.brokers = config.kafka_brokers,
-                                                  .client_id = "payrail-api"});
+  auto producer =
+      infra::kafka::Producer::create({.brokers = config.kafka_brokers, .client_id = "payrail-api"});
   if (!producer.ok()) exit_with(producer.error().message);
-  infra::outbox::Relay relay(pool, **producer,
-                             {.topic_prefix = config.topic_prefix,
-                              .poll_interval = std::chrono::milliseconds(config.outbox_poll_interval_ms),
-                              .redrive_after = std::chrono::milliseconds(config.outbox_redrive_after_ms)});
+  infra::outbox::Relay relay(
+      pool, **producer,
+      {.topic_prefix = config.topic_prefix,
+       .poll_interval = std::chrono::milliseconds(config.outbox_poll_interval_ms),
+       .redrive_after = std::chrono::milliseconds(config.outbox_redrive_after_ms)});
   auto sessions = infra::auth::JwtVerifier::create({.issuer = config.idp_issuer,
                                                     .audience = config.idp_audience,
                                                     .hs256_secret = config.idp_hs256_secret,
@@ -56,9 +57,9 @@ int main() {
   const auto router = api::build_router();
   api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
                           static_cast<std::size_t>(config.api_queue_max));
-  api::Services services{config,  &pool,           &*sessions,        &api_keys,
-                         &rate_limiter, &health,   &relay,            countries->get(),
-                         &payout_decisions,        &router,           &workers};
+  api::Services services{config,  &pool,  &*sessions,       &api_keys,         &rate_limiter,
+                         &health, &relay, countries->get(), &payout_decisions, &router,
+                         &workers};
 
   relay.start();
   payout_decisions.start();
@@ -73,9 +74,10 @@ int main() {
   } catch (const std::exception& failure) {
     exit_with(std::string("cannot listen: ") + failure.what());
   }
-  infra::log::info("api.listening", {{"address", config.http_address},
-                                     {"port", std::to_string(server.port())}});
-  std::printf("payrail-api listening on http://%s:%u\n", config.http_address.c_str(), server.port());
+  infra::log::info("api.listening",
+                   {{"address", config.http_address}, {"port", std::to_string(server.port())}});
+  std::printf("payrail-api listening on http://%s:%u\n", config.http_address.c_str(),
+              server.port());
   std::fflush(stdout);
 
   infra::runtime::wait_for_stop_signal();

@@ -23,9 +23,13 @@ class DecisionReceiver : public pqxx::notification_receiver {
 
 PayoutDecisions::PayoutDecisions(infra::pg::Pool& pool) : pool_(pool) {}
 
-PayoutDecisions::~PayoutDecisions() { stop(); }
+PayoutDecisions::~PayoutDecisions() {
+  stop();
+}
 
-void PayoutDecisions::start() { thread_ = std::thread([this] { run(); }); }
+void PayoutDecisions::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void PayoutDecisions::stop() {
   {

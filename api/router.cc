@@ -48,7 +48,9 @@ Handler sync(SyncHandler handler) {
   };
 }
 
-void Router::add(Route route) { routes_.push_back(std::move(route)); }
+void Router::add(Route route) {
+  routes_.push_back(std::move(route));
+}
 
 RouteMatch Router::match(std::string_view method, std::string_view path) const {
   RouteMatch found;

@@ -31,7 +31,7 @@ struct Route {
   std::string method;
   std::string pattern;  // "/v1/payouts/{id}/cancel"
   Access access;
-  std::string scope;    // empty when no scope applies
+  std::string scope;  // empty when no scope applies
   Handler handler;
 };
 

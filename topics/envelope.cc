@@ -32,8 +32,8 @@ model::Result<Envelope> decode(std::string_view bytes) {
   using model::json::Field;
   using model::json::Kind;
   static constexpr std::array kFields{
-      Field{"message_id", Kind::string, true}, Field{"type", Kind::string, true},
-      Field{"org_id", Kind::string, true},     Field{"mode", Kind::string, true},
+      Field{"message_id", Kind::string, true},  Field{"type", Kind::string, true},
+      Field{"org_id", Kind::string, true},      Field{"mode", Kind::string, true},
       Field{"resource_id", Kind::string, true}, Field{"created_at", Kind::string, true}};
   if (auto checked = model::json::check_object(*document, kFields); !checked.ok()) {
     return checked.error();

@@ -9,7 +9,9 @@ constexpr std::array kAllTopics{kPayoutsRequested, kPayoutsApproved, kPayoutsBro
 
 }  // namespace
 
-std::span<const TopicSpec> all_topics() { return kAllTopics; }
+std::span<const TopicSpec> all_topics() {
+  return kAllTopics;
+}
 
 const TopicSpec* find_topic(std::string_view name) {
   for (const auto& topic : kAllTopics) {

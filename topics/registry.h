@@ -16,25 +16,38 @@ struct TopicSpec {
   std::string_view key;  // what the message key is; it keeps one resource's messages in order
   int partitions;
   std::string_view producer;
-  std::string_view consumer_group;  // the designated consumer; its commit marks the message consumed
+  std::string_view
+      consumer_group;  // the designated consumer; its commit marks the message consumed
   std::string_view message_type;
   std::string_view message_schema;  // path under schemas/
 };
 
 // API (POST /v1/payouts) -> screening worker.
-inline constexpr TopicSpec kPayoutsRequested{
-    "payouts.requested", "payout id", 8, "api", "payrail-screening", "payout.requested",
-    "schemas/messages/payout_reference.schema.json"};
+inline constexpr TopicSpec kPayoutsRequested{"payouts.requested",
+                                             "payout id",
+                                             8,
+                                             "api",
+                                             "payrail-screening",
+                                             "payout.requested",
+                                             "schemas/messages/payout_reference.schema.json"};
 
 // Screening worker (auto-approval) and API (manual approval) -> execution worker.
-inline constexpr TopicSpec kPayoutsApproved{
-    "payouts.approved", "payout id", 8, "payrail-screening, api", "payrail-execution",
-    "payout.approved", "schemas/messages/payout_reference.schema.json"};
+inline constexpr TopicSpec kPayoutsApproved{"payouts.approved",
+                                            "payout id",
+                                            8,
+                                            "payrail-screening, api",
+                                            "payrail-execution",
+                                            "payout.approved",
+                                            "schemas/messages/payout_reference.schema.json"};
 
 // Execution worker (after a successful broadcast) -> settlement worker.
-inline constexpr TopicSpec kPayoutsBroadcast{
-    "payouts.broadcast", "payout id", 8, "payrail-execution", "payrail-settlement",
-    "payout.broadcast", "schemas/messages/payout_reference.schema.json"};
+inline constexpr TopicSpec kPayoutsBroadcast{"payouts.broadcast",
+                                             "payout id",
+                                             8,
+                                             "payrail-execution",
+                                             "payrail-settlement",
+                                             "payout.broadcast",
+                                             "schemas/messages/payout_reference.schema.json"};
 
 // Every resource event (payout.*, and later fiat_payout.*, collection.*) -> webhook worker.
 inline constexpr TopicSpec kEvents{"events",

@@ -27,8 +27,7 @@ constexpr std::size_t kNameLengthMax = 100;
 model::Result<std::vector<std::string>> read_scopes(const rapidjson::Document& body) {
   const auto* scopes = model::json::member(body, "scopes");
   if (scopes == nullptr) {
-    return std::vector<std::string>(model::kGrantableScopes.begin(),
-                                    model::kGrantableScopes.end());
+    return std::vector<std::string>(model::kGrantableScopes.begin(), model::kGrantableScopes.end());
   }
   std::vector<std::string> granted;
   for (rapidjson::SizeType i = 0; i < scopes->Size(); ++i) {
@@ -60,9 +59,10 @@ model::Result<organizations::OrganizationRow> target_organization(const RequestC
   } else {
     const auto header = context.request.header("Payrail-Organization");
     if (!header) {
-      return model::bad_request("With a session, name the organization in the "
-                                "Payrail-Organization header.",
-                                "Payrail-Organization");
+      return model::bad_request(
+          "With a session, name the organization in the "
+          "Payrail-Organization header.",
+          "Payrail-Organization");
     }
     auto role = organizations::member_role(db, *header, context.session->subject);
     if (!role.ok()) return role.error();
@@ -154,11 +154,11 @@ void write_api_key(model::json::Writer& writer, const api_keys::ApiKeyRow& key,
 
 void register_api_key_routes(Router& router) {
   // The scope applies to API keys; a session has no scopes and must be an owner instead.
-  router.add({"POST", "/v1/api-keys", Access::api_key_or_session, "organization:write",
-              sync(create_key)});
+  router.add(
+      {"POST", "/v1/api-keys", Access::api_key_or_session, "organization:write", sync(create_key)});
   router.add({"GET", "/v1/api-keys", Access::api_key, "organization:read", sync(list_keys)});
-  router.add({"DELETE", "/v1/api-keys/{id}", Access::api_key, "organization:write",
-              sync(revoke_key)});
+  router.add(
+      {"DELETE", "/v1/api-keys/{id}", Access::api_key, "organization:write", sync(revoke_key)});
 }
 
 }  // namespace payrail::api

@@ -62,7 +62,8 @@ model::Result<HttpResponse> create_organization(RequestContext& context) {
 model::Result<HttpResponse> get_organization(RequestContext& context) {
   auto found = organizations::find(*context.services->db, context.api_key->org_id);
   if (!found.ok()) return found.error();
-  if (!*found) return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
+  if (!*found)
+    return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
   return json_object_response(200, [&](model::json::Writer& writer) {
     writer.StartObject();
     write_organization(writer, **found);
@@ -74,8 +75,8 @@ model::Result<HttpResponse> get_organization(RequestContext& context) {
 
 void register_organization_routes(Router& router) {
   router.add({"POST", "/v1/organizations", Access::session, "", sync(create_organization)});
-  router.add({"GET", "/v1/organization", Access::api_key, "organization:read",
-              sync(get_organization)});
+  router.add(
+      {"GET", "/v1/organization", Access::api_key, "organization:read", sync(get_organization)});
 }
 
 }  // namespace payrail::api

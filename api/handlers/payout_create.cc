@@ -30,8 +30,8 @@ constexpr std::size_t kIdempotencyKeyLengthMax = 255;
 constexpr int kAbandonedAfterExtraSeconds = 10;
 
 constexpr std::array kBodyFields{
-    Field{"amount", Kind::string, true},      Field{"currency", Kind::string, true},
-    Field{"rail", Kind::string, false},       Field{"destination", Kind::object, true},
+    Field{"amount", Kind::string, true}, Field{"currency", Kind::string, true},
+    Field{"rail", Kind::string, false}, Field{"destination", Kind::object, true},
     Field{"metadata", Kind::object, false}};
 constexpr std::array kDestinationFields{Field{"network", Kind::string, true},
                                         Field{"address", Kind::string, true}};
@@ -102,10 +102,12 @@ model::Status check_live_mode(const RequestContext& context) {
   }
   const auto& config = context.services->config;
   if (!infra::chain::make_adapter(model::Mode::live, config.chain_adapter)) {
-    return Error::make(ErrorCode::provider_unavailable,
-                       "Live stablecoin payouts are not available: no chain adapter is configured.");
+    return Error::make(
+        ErrorCode::provider_unavailable,
+        "Live stablecoin payouts are not available: no chain adapter is configured.");
   }
-  auto available = infra::repositories::screening_workers::sanctions_available(*context.services->db);
+  auto available =
+      infra::repositories::screening_workers::sanctions_available(*context.services->db);
   if (!available.ok()) return available.error();
   if (!*available) {
     return Error::make(ErrorCode::sanctions_unavailable,
@@ -136,8 +138,8 @@ HttpResponse replayed(HttpResponse response, const std::optional<std::string>& r
 
 void record_response(Services& services, const idempotency::Scope& scope,
                      const HttpResponse& response, const std::string& request_id) {
-  if (auto stored = idempotency::complete(*services.db, scope, response.status, response.body,
-                                          request_id);
+  if (auto stored =
+          idempotency::complete(*services.db, scope, response.status, response.body, request_id);
       !stored.ok()) {
     infra::log::warn("idempotency.store_failed", {{"error", stored.error().message}});
   }
@@ -153,8 +155,9 @@ void respond_existing(const RequestContext& context, Responder responder,
         "This Idempotency-Key was already used with a different request; use a new key."));
   }
   if (record.response_status && record.response_body) {
-    return responder.send(replayed(HttpResponse::json(*record.response_status, *record.response_body),
-                                   record.response_request_id));
+    return responder.send(
+        replayed(HttpResponse::json(*record.response_status, *record.response_body),
+                 record.response_request_id));
   }
   const int abandoned_after_seconds =
       context.services->config.screening_wait_ms / 1000 + kAbandonedAfterExtraSeconds;
@@ -169,9 +172,9 @@ void respond_existing(const RequestContext& context, Responder responder,
   auto found = payouts::find(*context.services->db, request.scope.org_id, request.scope.mode,
                              record.resource_id);
   if (!found.ok() || !*found) {
-    return responder.send_error(found.ok() ? Error::make(ErrorCode::internal_error,
-                                                         "An internal error occurred.")
-                                           : found.error());
+    return responder.send_error(
+        found.ok() ? Error::make(ErrorCode::internal_error, "An internal error occurred.")
+                   : found.error());
   }
   auto response = decision_response(**found, responder.request_id());
   record_response(*context.services, request.scope, response, responder.request_id());
@@ -187,8 +190,8 @@ struct PendingCreate {
 
 void finish_create(const std::shared_ptr<PendingCreate>& pending) {
   auto& services = *pending->context->services;
-  auto found = payouts::find(*services.db, pending->scope.org_id, pending->scope.mode,
-                             pending->payout_id);
+  auto found =
+      payouts::find(*services.db, pending->scope.org_id, pending->scope.mode, pending->payout_id);
   if (!found.ok() || !*found) {
     return pending->responder.send_error(
         found.ok() ? Error::make(ErrorCode::internal_error, "An internal error occurred.")
@@ -212,9 +215,10 @@ void await_decision(ContextPtr context, Responder responder, const payouts::Payo
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(services.config.screening_wait_ms);
   auto* workers = services.workers;
-  const auto handle = services.payout_decisions->wait(created.resource.id, deadline, [pending, workers] {
-    if (!workers->try_submit([pending] { finish_create(pending); })) finish_create(pending);
-  });
+  const auto handle =
+      services.payout_decisions->wait(created.resource.id, deadline, [pending, workers] {
+        if (!workers->try_submit([pending] { finish_create(pending); })) finish_create(pending);
+      });
   // The decision may have been committed before the waiter was registered.
   auto current = payouts::find(*services.db, scope.org_id, scope.mode, created.resource.id);
   if (!current.ok() || !*current || decided((*current)->status)) {

@@ -41,8 +41,8 @@ model::Result<HttpResponse> list_payouts(RequestContext& context) {
     return model::bad_request("status must be one of the payout statuses.", "status");
   }
   const auto& principal = *context.api_key;
-  auto page = payouts::list(*context.services->db, principal.org_id, principal.mode, *status,
-                            *query);
+  auto page =
+      payouts::list(*context.services->db, principal.org_id, principal.mode, *status, *query);
   if (!page.ok()) return page.error();
   return list_response<payouts::PayoutRow>(
       *page,
@@ -56,8 +56,9 @@ model::Result<HttpResponse> list_payouts(RequestContext& context) {
 
 model::Status reject_body(const RequestContext& context) {
   if (context.request.body.empty()) return model::ok_status();
-  return parse_body(context, {}).ok() ? model::ok_status()
-                                      : model::Status(model::bad_request("This operation takes no body."));
+  return parse_body(context, {}).ok()
+             ? model::ok_status()
+             : model::Status(model::bad_request("This operation takes no body."));
 }
 
 model::Result<HttpResponse> cancel_payout(RequestContext& context) {
@@ -79,8 +80,8 @@ model::Result<HttpResponse> decide_held_payout(RequestContext& context, bool app
   if (!found.ok()) return found.error();
   const auto missing = model::Error::make(model::ErrorCode::resource_missing, "No such payout.");
   if (!*found) return missing;
-  auto role =
-      infra::repositories::organizations::member_role(db, (*found)->org_id, context.session->subject);
+  auto role = infra::repositories::organizations::member_role(db, (*found)->org_id,
+                                                              context.session->subject);
   if (!role.ok()) return role.error();
   if (!*role) return missing;
   auto decided = approve ? payouts::approve(db, id, context.session->subject)
@@ -96,8 +97,8 @@ void register_payout_routes(Router& router) {
   router.add({"POST", "/v1/payouts", Access::api_key, "payouts:write", create_payout});
   router.add({"GET", "/v1/payouts", Access::api_key, "payouts:read", sync(list_payouts)});
   router.add({"GET", "/v1/payouts/{id}", Access::api_key, "payouts:read", sync(get_payout)});
-  router.add({"POST", "/v1/payouts/{id}/cancel", Access::api_key, "payouts:write",
-              sync(cancel_payout)});
+  router.add(
+      {"POST", "/v1/payouts/{id}/cancel", Access::api_key, "payouts:write", sync(cancel_payout)});
   router.add({"POST", "/v1/payouts/{id}/approve", Access::session, "",
               sync([](RequestContext& context) { return decide_held_payout(context, true); })});
   router.add({"POST", "/v1/payouts/{id}/reject", Access::session, "",

@@ -37,8 +37,9 @@ model::Result<std::optional<std::string>> parse_timestamp(const HttpRequest& req
   auto value = request.query_value(name);
   if (!value.ok() || !*value) return value;
   if (!infra::time::parse_utc(**value)) {
-    return bad_request(std::string(name) + " must be an ISO 8601 UTC timestamp such as "
-                                           "2026-11-21T00:00:00Z.",
+    return bad_request(std::string(name) +
+                           " must be an ISO 8601 UTC timestamp such as "
+                           "2026-11-21T00:00:00Z.",
                        name);
   }
   return value;

@@ -44,10 +44,10 @@ HttpResponse list_response(const infra::repositories::Page<Item>& page,
   writer.EndArray();
   model::json::write_key(writer, "has_more");
   writer.Bool(page.has_more);
-  model::json::write_key_nullable(
-      writer, "next_cursor",
-      page.has_more && !page.items.empty() ? std::optional<std::string>(id_of(page.items.back()))
-                                           : std::nullopt);
+  model::json::write_key_nullable(writer, "next_cursor",
+                                  page.has_more && !page.items.empty()
+                                      ? std::optional<std::string>(id_of(page.items.back()))
+                                      : std::nullopt);
   writer.EndObject();
   return HttpResponse::json(200, buffer.GetString());
 }

@@ -17,9 +17,9 @@ using Pistache::Http::ResponseWriter;
 namespace Http = Pistache::Http;
 
 model::Error payload_too_large(std::size_t body_max_bytes) {
-  return model::Error::make(model::ErrorCode::payload_too_large,
-                            "The request body exceeds " + std::to_string(body_max_bytes / 1024) +
-                                " KiB.");
+  return model::Error::make(
+      model::ErrorCode::payload_too_large,
+      "The request body exceeds " + std::to_string(body_max_bytes / 1024) + " KiB.");
 }
 
 // Pistache 0.0.5 writes only typed headers (raw ones are dropped), so response headers that
@@ -41,8 +41,9 @@ void send_via_writer(const std::shared_ptr<ResponseWriter>& writer, const std::s
                      HttpResponse response) {
   try {
     // A replayed response carries the original request's id instead of this one's.
-    const bool has_request_id = std::any_of(response.headers.begin(), response.headers.end(),
-                                            [](const auto& header) { return header.first == "Request-Id"; });
+    const bool has_request_id =
+        std::any_of(response.headers.begin(), response.headers.end(),
+                    [](const auto& header) { return header.first == "Request-Id"; });
     if (!has_request_id) {
       writer->headers().add(std::make_shared<NamedHeader>("Request-Id", request_id));
     }
@@ -53,8 +54,7 @@ void send_via_writer(const std::shared_ptr<ResponseWriter>& writer, const std::s
       writer->send(Http::Code::No_Content);
       return;
     }
-    writer->send(static_cast<Http::Code>(response.status), response.body,
-                 MIME(Application, Json));
+    writer->send(static_cast<Http::Code>(response.status), response.body, MIME(Application, Json));
   } catch (const std::exception& failure) {
     // The client went away before we answered; nothing else to do.
     infra::log::debug("http.send_failed", {{"error", failure.what()}});
@@ -119,7 +119,9 @@ HttpRequest copy_request(const Http::Request& source) {
 
 }  // namespace
 
-std::string new_request_id() { return "req_" + infra::crypto::random_base62(24); }
+std::string new_request_id() {
+  return "req_" + infra::crypto::random_base62(24);
+}
 
 struct HttpServer::Shared {
   HttpServerOptions options;
@@ -131,7 +133,8 @@ class PayrailHandler : public Http::Handler {
  public:
   HTTP_PROTOTYPE(PayrailHandler)
 
-  explicit PayrailHandler(std::shared_ptr<HttpServer::Shared> shared) : shared_(std::move(shared)) {}
+  explicit PayrailHandler(std::shared_ptr<HttpServer::Shared> shared)
+      : shared_(std::move(shared)) {}
 
   void onRequest(const Http::Request& source, ResponseWriter writer) override {
     auto request = copy_request(source);
@@ -141,11 +144,10 @@ class PayrailHandler : public Http::Handler {
       return;
     }
     auto task = std::make_shared<std::pair<HttpRequest, Responder>>(std::move(request),
-                                                                   std::move(responder));
-    const bool queued = shared_->pool->try_submit(
-        [task, dispatch = &shared_->dispatch] {
-          (*dispatch)(std::move(task->first), std::move(task->second));
-        });
+                                                                    std::move(responder));
+    const bool queued = shared_->pool->try_submit([task, dispatch = &shared_->dispatch] {
+      (*dispatch)(std::move(task->first), std::move(task->second));
+    });
     if (!queued) {
       auto error = model::Error::make(model::ErrorCode::service_unavailable,
                                       "The service is overloaded; retry with backoff.");
@@ -217,19 +219,21 @@ HttpServer::HttpServer(HttpServerOptions options, WorkerPool& pool, Dispatch dis
     : options_(std::move(options)),
       shared_(std::make_shared<Shared>(Shared{options_, &pool, std::move(dispatch)})) {}
 
-HttpServer::~HttpServer() { shutdown(); }
+HttpServer::~HttpServer() {
+  shutdown();
+}
 
 void HttpServer::start() {
   Pistache::Address address(options_.address, Pistache::Port(options_.port));
   endpoint_ = std::make_unique<Http::Endpoint>(address);
-  auto endpoint_options = Http::Endpoint::options()
-                              .threads(options_.reactor_threads)
-                              .flags(Pistache::Tcp::Options::ReuseAddr)
-                              .maxRequestSize(options_.body_max_bytes +
-                                              options_.header_allowance_bytes)
-                              .maxResponseSize(4 * 1024 * 1024)
-                              .headerTimeout(options_.header_timeout)
-                              .bodyTimeout(options_.body_timeout);
+  auto endpoint_options =
+      Http::Endpoint::options()
+          .threads(options_.reactor_threads)
+          .flags(Pistache::Tcp::Options::ReuseAddr)
+          .maxRequestSize(options_.body_max_bytes + options_.header_allowance_bytes)
+          .maxResponseSize(4 * 1024 * 1024)
+          .headerTimeout(options_.header_timeout)
+          .bodyTimeout(options_.body_timeout);
   endpoint_->init(endpoint_options);
   endpoint_->setHandler(Http::make_handler<PayrailHandler>(shared_));
   endpoint_->serveThreaded();

@@ -9,7 +9,9 @@ WorkerPool::WorkerPool(std::size_t thread_count, std::size_t queue_max) : queue_
   for (std::size_t i = 0; i < thread_count; ++i) threads_.emplace_back([this] { run(); });
 }
 
-WorkerPool::~WorkerPool() { stop(); }
+WorkerPool::~WorkerPool() {
+  stop();
+}
 
 bool WorkerPool::try_submit(std::function<void()> task) {
   {

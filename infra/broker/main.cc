@@ -28,7 +28,9 @@ namespace {
 std::atomic<int> g_fixed_port{0};
 std::atomic<bool> g_stop{false};
 
-void on_signal(int) { g_stop = true; }
+void on_signal(int) {
+  g_stop = true;
+}
 
 int parse_port(const char* text) {
   if (text == nullptr || *text == '\0') return 29092;

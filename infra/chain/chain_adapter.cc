@@ -19,7 +19,9 @@ model::Result<bool> SimulatedChainAdapter::confirmed(const Transfer&, const std:
   return true;
 }
 
-bool is_known_adapter_name(std::string_view name) { return name.empty() || name == "simulated"; }
+bool is_known_adapter_name(std::string_view name) {
+  return name.empty() || name == "simulated";
+}
 
 std::unique_ptr<ChainAdapter> make_adapter(model::Mode mode, std::string_view live_adapter_name) {
   if (mode == model::Mode::test || live_adapter_name == "simulated") {

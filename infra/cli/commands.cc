@@ -10,11 +10,11 @@
 #include "infra/config/config.h"
 #include "infra/kafka/admin.h"
 #include "infra/pg/migrate.h"
+#include "infra/pg/pool.h"
 #include "infra/repositories/blacklist.h"
 #include "infra/repositories/organizations.h"
 #include "infra/repositories/spend.h"
 #include "schemas/model/destination.h"
-#include "infra/pg/pool.h"
 #include "topics/registry.h"
 
 namespace payrail::infra::cli {
@@ -59,14 +59,16 @@ int dev_session(const Config& config, const Options& options) {
   auth::JwtConfig jwt{.issuer = config.idp_issuer,
                       .audience = config.idp_audience,
                       .hs256_secret = config.idp_hs256_secret};
-  std::printf("%s\n",
-              auth::mint_hs256_session(jwt, subject, *email, std::time(nullptr), ttl_seconds).c_str());
+  std::printf(
+      "%s\n",
+      auth::mint_hs256_session(jwt, subject, *email, std::time(nullptr), ttl_seconds).c_str());
   return 0;
 }
 
 int topics_create(const Config& config, const Options& options) {
   const int replication = std::stoi(option(options, "replication-factor").value_or("1"));
-  auto status = kafka::create_registry_topics(config.kafka_brokers, config.topic_prefix, replication);
+  auto status =
+      kafka::create_registry_topics(config.kafka_brokers, config.topic_prefix, replication);
   if (!status.ok()) return fail(status.error().message);
   std::printf("topics created\n");
   return 0;
@@ -130,9 +132,10 @@ int blacklist_add(const Config& config, const Options& options) {
   const auto address = option(options, "address");
   if (!address) return fail("blacklist-add needs --address");
   auto pool = open_pool(config);
-  return report(repositories::blacklist::add(pool, "address", *address, normalized_address(*address),
-                                             option(options, "reason").value_or("")),
-                "blacklisted " + *address);
+  return report(
+      repositories::blacklist::add(pool, "address", *address, normalized_address(*address),
+                                   option(options, "reason").value_or("")),
+      "blacklisted " + *address);
 }
 
 int blacklist_remove(const Config& config, const Options& options) {
@@ -166,7 +169,8 @@ int set_limits(const Config& config, const Options& options) {
   std::vector<std::optional<std::string>> values;
   for (const char* name : {"auto-approval-usd", "per-payout-usd", "daily-usd", "monthly-usd"}) {
     const auto value = option(options, name);
-    if (value && !model::parse_decimal(*value)) return fail(std::string(name) + " must be a decimal");
+    if (value && !model::parse_decimal(*value))
+      return fail(std::string(name) + " must be a decimal");
     values.push_back(value);
   }
   auto pool = open_pool(config);

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <string_view>
 
-
 namespace payrail::infra {
 namespace {
 
@@ -18,8 +17,7 @@ std::optional<std::string> env(const char* name) {
 }
 
 Error config_error(std::string_view name, std::string_view problem) {
-  return Error::make(ErrorCode::internal_error,
-                     std::string(name) + ": " + std::string(problem));
+  return Error::make(ErrorCode::internal_error, std::string(name) + ": " + std::string(problem));
 }
 
 model::Status read_int(const char* name, int minimum, int maximum, int& target) {
@@ -29,8 +27,8 @@ model::Status read_int(const char* name, int minimum, int maximum, int& target) 
   const auto* end = text->data() + text->size();
   auto [ptr, ec] = std::from_chars(text->data(), end, value);
   if (ec != std::errc() || ptr != end || value < minimum || value > maximum) {
-    return config_error(name, "expected an integer between " + std::to_string(minimum) +
-                                  " and " + std::to_string(maximum));
+    return config_error(name, "expected an integer between " + std::to_string(minimum) + " and " +
+                                  std::to_string(maximum));
   }
   target = value;
   return model::ok_status();

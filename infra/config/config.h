@@ -51,9 +51,8 @@ struct Config {
   std::string webhook_encryption_key_hex;  // 64 hex chars (AES-256-GCM key)
   std::optional<std::string> webhook_ca_file;
   bool webhook_allow_private_targets_in_test = false;
-  std::vector<std::int64_t> webhook_retry_schedule_ms{5000,    30000,    120000,   600000,
-                                                      1800000, 3600000,  10800000, 21600000,
-                                                      43200000, 86400000};
+  std::vector<std::int64_t> webhook_retry_schedule_ms{
+      5000, 30000, 120000, 600000, 1800000, 3600000, 10800000, 21600000, 43200000, 86400000};
   int webhook_timeout_ms = 10000;
   int webhook_delivery_concurrency = 8;
 

@@ -85,14 +85,17 @@ namespace {
 
 // A consumer that never subscribes: it only reads and commits the group's offsets.
 model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> group_client(const std::string& brokers,
-                                                                   const std::string& group_id) {
+                                                                    const std::string& group_id) {
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"bootstrap.servers", brokers}, {"group.id", group_id},
-           {"enable.auto.commit", "false"}, {"log_level", "3"},
+           {"bootstrap.servers", brokers},
+           {"group.id", group_id},
+           {"enable.auto.commit", "false"},
+           {"log_level", "3"},
            // The group's rebalance delay follows its members' session timeout: keep it short so
            // the workers that rejoin after a reset are assigned quickly.
-           {"session.timeout.ms", "6000"}, {"heartbeat.interval.ms", "2000"}}) {
+           {"session.timeout.ms", "6000"},
+           {"heartbeat.interval.ms", "2000"}}) {
     if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
   }
   if (const char* debug = std::getenv("PAYRAIL_KAFKA_DEBUG"); debug && *debug) {
@@ -143,7 +146,8 @@ model::Result<std::vector<PartitionRange>> partition_ranges(RdKafka::KafkaConsum
 // cluster among them), commits from a member are accepted everywhere.
 model::Status join_as_only_member(RdKafka::KafkaConsumer& consumer, const std::string& topic) {
   if (consumer.subscribe({topic}) != RdKafka::ERR_NO_ERROR) return admin_error("subscribe");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminTimeoutMs * 2);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminTimeoutMs * 2);
   while (std::chrono::steady_clock::now() < deadline) {
     std::unique_ptr<RdKafka::Message> message(consumer.consume(100));
     std::vector<RdKafka::TopicPartition*> assigned;

@@ -95,8 +95,8 @@ void store_offset(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& mess
 }
 
 void rewind(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& message) {
-  std::unique_ptr<RdKafka::TopicPartition> position(RdKafka::TopicPartition::create(
-      message.topic_name(), message.partition(), message.offset()));
+  std::unique_ptr<RdKafka::TopicPartition> position(
+      RdKafka::TopicPartition::create(message.topic_name(), message.partition(), message.offset()));
   const auto code = consumer.seek(*position, 1000);
   if (code != RdKafka::ERR_NO_ERROR) {
     log::warn("kafka.seek_failed", {{"error", RdKafka::err2str(code)}});
@@ -127,9 +127,9 @@ model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
     if (!envelope.ok()) {
       // Not ours or corrupt: applying it is impossible, retrying it forever would stall the
       // partition. Log loudly and move on.
-      log::error("kafka.message_undecodable",
-                 {{"topic", message->topic_name()}, {"offset", std::to_string(message->offset())},
-                  {"error", envelope.error().message}});
+      log::error("kafka.message_undecodable", {{"topic", message->topic_name()},
+                                               {"offset", std::to_string(message->offset())},
+                                               {"error", envelope.error().message}});
       store_offset(*consumer, *message);
       continue;
     }

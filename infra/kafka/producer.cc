@@ -103,13 +103,14 @@ std::vector<bool> Producer::produce_batch(const std::vector<ProduceItem>& items)
   std::size_t produced = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const auto& item = items[i];
-    const auto code = producer_->produce(
-        item.topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
-        const_cast<char*>(item.payload.data()), item.payload.size(), item.key.data(),
-        item.key.size(), 0, &slots[i]);
+    const auto code =
+        producer_->produce(item.topic, RdKafka::Topic::PARTITION_UA, RdKafka::Producer::RK_MSG_COPY,
+                           const_cast<char*>(item.payload.data()), item.payload.size(),
+                           item.key.data(), item.key.size(), 0, &slots[i]);
     if (code != RdKafka::ERR_NO_ERROR) {
       slots[i].state = 2;
-      log::warn("kafka.produce_refused", {{"topic", item.topic}, {"error", RdKafka::err2str(code)}});
+      log::warn("kafka.produce_refused",
+                {{"topic", item.topic}, {"error", RdKafka::err2str(code)}});
       continue;
     }
     ++produced;

@@ -27,8 +27,8 @@ std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_
   envelope.mode = mode;
   envelope.resource_id = std::string(resource_id);
   envelope.created_at = time::format_utc(time::now_utc());
-  pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name),
-           envelope.resource_id, topics::encode(envelope));
+  pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name), envelope.resource_id,
+           topics::encode(envelope));
   return envelope.message_id;
 }
 

@@ -25,5 +25,4 @@ bool mark_consumed(pqxx::work& tx, std::string_view message_id);
 // True when the designated consumer already applied the message (or it is past retention).
 bool is_consumed(pqxx::work& tx, std::string_view message_id);
 
-
 }  // namespace payrail::infra::outbox

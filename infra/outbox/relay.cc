@@ -41,7 +41,9 @@ WHERE id IN (
 Relay::Relay(pg::Pool& pool, kafka::Producer& producer, RelayOptions options)
     : pool_(pool), producer_(producer), options_(std::move(options)) {}
 
-Relay::~Relay() { stop(); }
+Relay::~Relay() {
+  stop();
+}
 
 void Relay::start() {
   stopping_ = false;
@@ -79,7 +81,8 @@ model::Result<std::size_t> Relay::publish_once() {
     const auto delivered = producer_.produce_batch(items);
     std::vector<long> published;
     std::vector<long> failed;
-    for (std::size_t i = 0; i < ids.size(); ++i) (delivered[i] ? published : failed).push_back(ids[i]);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      (delivered[i] ? published : failed).push_back(ids[i]);
     if (!published.empty()) pg::exec(tx, kMarkPublished, pg::sql_array(published));
     if (!failed.empty()) pg::exec(tx, kMarkFailed, pg::sql_array(failed));
     return published.size();
@@ -97,7 +100,8 @@ model::Result<std::size_t> Relay::redrive_once() {
 }
 
 void Relay::run() {
-  const auto redrive_interval = std::max(std::chrono::milliseconds(500), options_.redrive_after / 4);
+  const auto redrive_interval =
+      std::max(std::chrono::milliseconds(500), options_.redrive_after / 4);
   auto next_redrive = std::chrono::steady_clock::now() + redrive_interval;
   while (!stopping_) {
     auto published = publish_once();
@@ -107,7 +111,8 @@ void Relay::run() {
       next_redrive = std::chrono::steady_clock::now() + redrive_interval;
     }
     std::unique_lock lock(mutex_);
-    wake_signal_.wait_for(lock, options_.poll_interval, [this] { return woken_ || stopping_.load(); });
+    wake_signal_.wait_for(lock, options_.poll_interval,
+                          [this] { return woken_ || stopping_.load(); });
     woken_ = false;
   }
 }

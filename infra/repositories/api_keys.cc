@@ -8,7 +8,7 @@
 namespace payrail::infra::repositories::api_keys {
 namespace {
 
-#define PAYRAIL_API_KEY_COLUMNS                                                   \
+#define PAYRAIL_API_KEY_COLUMNS                                                         \
   "id, org_id, mode, name, prefix, scopes, revoked_at IS NOT NULL, " PAYRAIL_TIMESTAMP( \
       "created_at") ", " PAYRAIL_TIMESTAMP("last_used_at")
 
@@ -21,13 +21,15 @@ constexpr pg::Statement kInsert{"api_keys_insert",
 constexpr pg::Statement kLockOrganization{"api_keys_lock_organization",
                                           "SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE"};
 
-constexpr pg::Statement kCountActive{"api_keys_count_active",
-                                     "SELECT count(*) FROM api_keys WHERE org_id = $1 AND mode = $2 "
-                                     "AND revoked_at IS NULL"};
+constexpr pg::Statement kCountActive{
+    "api_keys_count_active",
+    "SELECT count(*) FROM api_keys WHERE org_id = $1 AND mode = $2 "
+    "AND revoked_at IS NULL"};
 
-constexpr pg::Statement kList{"api_keys_list", "SELECT " PAYRAIL_API_KEY_COLUMNS
-                                               " FROM api_keys WHERE" PAYRAIL_KEYSET_CONDITIONS(
-                                                   "api_keys") PAYRAIL_KEYSET_ORDER};
+constexpr pg::Statement kList{"api_keys_list",
+                              "SELECT " PAYRAIL_API_KEY_COLUMNS
+                              " FROM api_keys WHERE" PAYRAIL_KEYSET_CONDITIONS("api_keys")
+                                  PAYRAIL_KEYSET_ORDER};
 
 constexpr pg::Statement kRevoke{"api_keys_revoke",
                                 "UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND "
@@ -60,7 +62,9 @@ ApiKeyRow read_row(const pqxx::row& row) {
   return key;
 }
 
-std::string mode_text(model::Mode mode) { return std::string(model::mode_name(mode)); }
+std::string mode_text(model::Mode mode) {
+  return std::string(model::mode_name(mode));
+}
 
 }  // namespace
 
@@ -77,9 +81,9 @@ IssuedKey insert(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   issued.secret = "ck_" + mode_text(mode) + "_" + crypto::random_base62(kSecretLength);
   const auto prefix = *visible_prefix(issued.secret);
   const auto hash = crypto::sha256(issued.secret);
-  const auto rows = pg::exec(tx, kInsert, new_id("key_"), std::string(org_id), mode_text(mode),
-                             name, prefix, pqxx::binarystring(hash.data(), hash.size()),
-                             text_array_literal(scopes));
+  const auto rows =
+      pg::exec(tx, kInsert, new_id("key_"), std::string(org_id), mode_text(mode), name, prefix,
+               pqxx::binarystring(hash.data(), hash.size()), text_array_literal(scopes));
   issued.row = read_row(rows[0]);
   return issued;
 }

@@ -16,8 +16,8 @@
 namespace payrail::infra::repositories::api_keys {
 
 constexpr std::size_t kActiveKeysMax = 100;  // per organization and mode
-constexpr std::size_t kSecretLength = 40;     // base62 characters, ~238 bits
-constexpr std::size_t kLookupLength = 8;      // secret characters kept in the visible prefix
+constexpr std::size_t kSecretLength = 40;    // base62 characters, ~238 bits
+constexpr std::size_t kLookupLength = 8;     // secret characters kept in the visible prefix
 
 struct ApiKeyRow {
   std::string id;

@@ -9,11 +9,11 @@ constexpr pg::Statement kAdd{
     "blacklist_add",
     "INSERT INTO screening_blacklist (kind, value, normalized, reason) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT (kind, normalized) DO UPDATE SET reason = EXCLUDED.reason"};
-constexpr pg::Statement kRemove{"blacklist_remove",
-                                "DELETE FROM screening_blacklist WHERE kind = $1 AND normalized = $2"};
-constexpr pg::Statement kList{"blacklist_list",
-                              "SELECT id, kind, value, coalesce(reason, ''), " PAYRAIL_TIMESTAMP(
-                                  "created_at") " FROM screening_blacklist ORDER BY id LIMIT 10000"};
+constexpr pg::Statement kRemove{
+    "blacklist_remove", "DELETE FROM screening_blacklist WHERE kind = $1 AND normalized = $2"};
+constexpr pg::Statement kList{
+    "blacklist_list", "SELECT id, kind, value, coalesce(reason, ''), " PAYRAIL_TIMESTAMP(
+                          "created_at") " FROM screening_blacklist ORDER BY id LIMIT 10000"};
 constexpr pg::Statement kContains{
     "blacklist_contains", "SELECT 1 FROM screening_blacklist WHERE kind = $1 AND normalized = $2"};
 

@@ -10,9 +10,9 @@ constexpr pg::Statement kBegin{
     "broadcasts_begin",
     "INSERT INTO payout_broadcasts (payout_id, reference) VALUES ($1, $1) "
     "ON CONFLICT (payout_id) DO NOTHING"};
-constexpr pg::Statement kFind{
-    "broadcasts_find",
-    "SELECT reference, outcome, tx_hash, failure_reason FROM payout_broadcasts WHERE payout_id = $1"};
+constexpr pg::Statement kFind{"broadcasts_find",
+                              "SELECT reference, outcome, tx_hash, failure_reason FROM "
+                              "payout_broadcasts WHERE payout_id = $1"};
 constexpr pg::Statement kFinish{
     "broadcasts_finish",
     "UPDATE payout_broadcasts SET outcome = $2, tx_hash = $3, failure_reason = $4, "

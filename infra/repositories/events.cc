@@ -20,9 +20,10 @@ constexpr pg::Statement kInsert{
 constexpr pg::Statement kFind{"events_find",
                               "SELECT " PAYRAIL_EVENT_COLUMNS " FROM events WHERE id = $1"};
 
-constexpr pg::Statement kList{
-    "events_list", "SELECT " PAYRAIL_EVENT_COLUMNS " FROM events WHERE ($7::text IS NULL OR "
-                   "type = $7) AND" PAYRAIL_KEYSET_CONDITIONS("events") PAYRAIL_KEYSET_ORDER};
+constexpr pg::Statement kList{"events_list", "SELECT " PAYRAIL_EVENT_COLUMNS
+                                             " FROM events WHERE ($7::text IS NULL OR "
+                                             "type = $7) AND" PAYRAIL_KEYSET_CONDITIONS("events")
+                                                 PAYRAIL_KEYSET_ORDER};
 
 EventRow read_row(const pqxx::row& row) {
   return EventRow{row[0].as<std::string>(),
@@ -58,10 +59,9 @@ model::Result<Page<EventRow>> list(pg::Pool& pool, std::string_view org_id, mode
                                    const std::optional<std::string>& type, const ListQuery& query) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<Page<EventRow>> {
     std::vector<EventRow> rows;
-    for (const auto& row :
-         pg::exec(tx, kList, std::string(org_id), std::string(model::mode_name(mode)),
-                  query.limit + 1, query.starting_after, query.created_gte, query.created_lte,
-                  type)) {
+    for (const auto& row : pg::exec(
+             tx, kList, std::string(org_id), std::string(model::mode_name(mode)), query.limit + 1,
+             query.starting_after, query.created_gte, query.created_lte, type)) {
       rows.push_back(read_row(row));
     }
     return make_page(std::move(rows), query.limit);

@@ -25,7 +25,9 @@ constexpr pg::Statement kPurge{
     "DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys "
     "WHERE created_at < now() - make_interval(hours => $1) LIMIT $2)"};
 
-std::string mode_text(const Scope& scope) { return std::string(model::mode_name(scope.mode)); }
+std::string mode_text(const Scope& scope) {
+  return std::string(model::mode_name(scope.mode));
+}
 
 }  // namespace
 

@@ -79,13 +79,13 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
   const auto& spec = spec_of(movement);
   const std::optional<std::string> resource =
       resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
-  const auto entry = pg::exec(tx, kInsertEntry, std::string(org_id),
-                              std::string(model::mode_name(mode)), std::string(asset),
-                              std::string(spec.kind), resource);
+  const auto entry =
+      pg::exec(tx, kInsertEntry, std::string(org_id), std::string(model::mode_name(mode)),
+               std::string(asset), std::string(spec.kind), resource);
   if (entry.empty()) return Applied::already_applied;
-  const auto updated = pg::exec(tx, kUpdateBalance, std::string(org_id),
-                                std::string(model::mode_name(mode)), std::string(asset),
-                                delta(spec, "available", amount), delta(spec, "held", amount));
+  const auto updated =
+      pg::exec(tx, kUpdateBalance, std::string(org_id), std::string(model::mode_name(mode)),
+               std::string(asset), delta(spec, "available", amount), delta(spec, "held", amount));
   if (updated.empty()) {
     if (movement != Movement::hold) {
       throw std::logic_error("ledger invariant violated: held balance short for " +
@@ -111,8 +111,8 @@ model::Result<std::vector<BalanceRow>> balances(pg::Pool& pool, std::string_view
                                                 model::Mode mode) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<BalanceRow>> {
     std::vector<BalanceRow> rows;
-    for (const auto& row : pg::exec(tx, kBalances, std::string(org_id),
-                                    std::string(model::mode_name(mode)))) {
+    for (const auto& row :
+         pg::exec(tx, kBalances, std::string(org_id), std::string(model::mode_name(mode)))) {
       const auto asset = row[0].as<std::string>();
       rows.push_back({asset, at_precision(asset, row[1].as<std::string>()),
                       at_precision(asset, row[2].as<std::string>())});

@@ -5,10 +5,14 @@ namespace {
 
 const char* table_of(Listable listable) {
   switch (listable) {
-    case Listable::api_keys: return "api_keys";
-    case Listable::payouts: return "payouts";
-    case Listable::events: return "events";
-    case Listable::webhook_endpoints: return "webhook_endpoints";
+    case Listable::api_keys:
+      return "api_keys";
+    case Listable::payouts:
+      return "payouts";
+    case Listable::events:
+      return "events";
+    case Listable::webhook_endpoints:
+      return "webhook_endpoints";
   }
   return "api_keys";
 }

@@ -11,9 +11,9 @@
 namespace payrail::infra::repositories {
 
 struct ListQuery {
-  int limit = 25;                              // 1..100, validated by the API
-  std::optional<std::string> starting_after;   // an id of the same resource type
-  std::optional<std::string> created_gte;      // ISO 8601 UTC, validated by the API
+  int limit = 25;                             // 1..100, validated by the API
+  std::optional<std::string> starting_after;  // an id of the same resource type
+  std::optional<std::string> created_gte;     // ISO 8601 UTC, validated by the API
   std::optional<std::string> created_lte;
 };
 
@@ -25,11 +25,11 @@ struct Page {
 
 // SQL fragment shared by every list statement. Parameters: $1 org_id, $2 mode, $3 limit + 1,
 // $4 starting_after (nullable), $5 created_gte (nullable), $6 created_lte (nullable).
-#define PAYRAIL_KEYSET_CONDITIONS(table)                                                      \
-  " org_id = $1 AND mode = $2"                                                                \
-  " AND ($4::text IS NULL OR (created_at, id) < (SELECT c.created_at, c.id FROM " table       \
-  " c WHERE c.id = $4 AND c.org_id = $1 AND c.mode = $2))"                                    \
-  " AND ($5::timestamptz IS NULL OR created_at >= $5::timestamptz)"                           \
+#define PAYRAIL_KEYSET_CONDITIONS(table)                                                \
+  " org_id = $1 AND mode = $2"                                                          \
+  " AND ($4::text IS NULL OR (created_at, id) < (SELECT c.created_at, c.id FROM " table \
+  " c WHERE c.id = $4 AND c.org_id = $1 AND c.mode = $2))"                              \
+  " AND ($5::timestamptz IS NULL OR created_at >= $5::timestamptz)"                     \
   " AND ($6::timestamptz IS NULL OR created_at <= $6::timestamptz)"
 #define PAYRAIL_KEYSET_ORDER " ORDER BY created_at DESC, id DESC LIMIT $3"
 

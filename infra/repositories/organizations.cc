@@ -12,14 +12,15 @@ constexpr pg::Statement kInsert{"organizations_insert", R"sql(
 INSERT INTO organizations (id, legal_name, display_name, country, owner_subject)
 VALUES ($1, $2, $3, $4, $5)
 RETURNING id, legal_name, display_name, country, status, kyb_status, )sql" PAYRAIL_TIMESTAMP(
-    "created_at")};
+                                                            "created_at")};
 
 constexpr pg::Statement kInsertOwner{"organizations_insert_owner", R"sql(
 INSERT INTO organization_members (org_id, subject, email, role) VALUES ($1, $2, $3, 'owner'))sql"};
 
-constexpr pg::Statement kFind{"organizations_find", R"sql(
+constexpr pg::Statement kFind{"organizations_find",
+                              R"sql(
 SELECT id, legal_name, display_name, country, status, kyb_status, )sql" PAYRAIL_TIMESTAMP(
-    "created_at") R"sql( FROM organizations WHERE id = $1)sql"};
+                                  "created_at") R"sql( FROM organizations WHERE id = $1)sql"};
 
 constexpr pg::Statement kMemberRole{"organizations_member_role", R"sql(
 SELECT role FROM organization_members WHERE org_id = $1 AND subject = $2)sql"};
@@ -80,8 +81,7 @@ model::Status set_status(pg::Pool& pool, std::string_view org_id, std::string_vi
   });
 }
 
-model::Status set_kyb_status(pg::Pool& pool, std::string_view org_id,
-                             std::string_view kyb_status) {
+model::Status set_kyb_status(pg::Pool& pool, std::string_view org_id, std::string_view kyb_status) {
   return pool.transact([&](pqxx::work& tx) {
     return expect_one_row(
         pg::exec(tx, kSetKybStatus, std::string(org_id), std::string(kyb_status)));

@@ -15,24 +15,26 @@ namespace {
 
 using model::PayoutTrigger;
 
-#define PAYRAIL_PAYOUT_COLUMNS                                                                  \
-  "id, org_id, mode, status, amount::text, currency, network, address, metadata, "              \
-  "screening_status, screening_reasons, tx_hash, failure_reason, " PAYRAIL_TIMESTAMP(          \
+#define PAYRAIL_PAYOUT_COLUMNS                                                        \
+  "id, org_id, mode, status, amount::text, currency, network, address, metadata, "    \
+  "screening_status, screening_reasons, tx_hash, failure_reason, " PAYRAIL_TIMESTAMP( \
       "created_at") ", amount_usd::text, event_sequence"
 
-constexpr pg::Statement kLock{"payouts_lock",
-                              "SELECT " PAYRAIL_PAYOUT_COLUMNS " FROM payouts WHERE id = $1 FOR UPDATE"};
+constexpr pg::Statement kLock{
+    "payouts_lock", "SELECT " PAYRAIL_PAYOUT_COLUMNS " FROM payouts WHERE id = $1 FOR UPDATE"};
 
-constexpr pg::Statement kFind{"payouts_find", "SELECT " PAYRAIL_PAYOUT_COLUMNS
-                                              " FROM payouts WHERE id = $1 AND org_id = $2 AND mode = $3"};
+constexpr pg::Statement kFind{"payouts_find",
+                              "SELECT " PAYRAIL_PAYOUT_COLUMNS
+                              " FROM payouts WHERE id = $1 AND org_id = $2 AND mode = $3"};
 
 constexpr pg::Statement kFindAny{"payouts_find_any",
                                  "SELECT " PAYRAIL_PAYOUT_COLUMNS " FROM payouts WHERE id = $1"};
 
-constexpr pg::Statement kList{"payouts_list",
-                              "SELECT " PAYRAIL_PAYOUT_COLUMNS
-                              " FROM payouts WHERE ($7::text IS NULL OR status = $7) AND" PAYRAIL_KEYSET_CONDITIONS(
-                                  "payouts") PAYRAIL_KEYSET_ORDER};
+constexpr pg::Statement kList{
+    "payouts_list",
+    "SELECT " PAYRAIL_PAYOUT_COLUMNS
+    " FROM payouts WHERE ($7::text IS NULL OR status = $7) AND" PAYRAIL_KEYSET_CONDITIONS("payouts")
+        PAYRAIL_KEYSET_ORDER};
 
 constexpr pg::Statement kInsert{
     "payouts_insert",
@@ -81,11 +83,16 @@ PayoutRow read_row(const pqxx::row& row) {
 
 std::optional<ledger::Movement> movement_of(model::MoneyEffect effect) {
   switch (effect) {
-    case model::MoneyEffect::none: return std::nullopt;
-    case model::MoneyEffect::hold: return ledger::Movement::hold;
-    case model::MoneyEffect::release: return ledger::Movement::release;
-    case model::MoneyEffect::refund: return ledger::Movement::refund;
-    case model::MoneyEffect::settle: return ledger::Movement::settle;
+    case model::MoneyEffect::none:
+      return std::nullopt;
+    case model::MoneyEffect::hold:
+      return ledger::Movement::hold;
+    case model::MoneyEffect::release:
+      return ledger::Movement::release;
+    case model::MoneyEffect::refund:
+      return ledger::Movement::refund;
+    case model::MoneyEffect::settle:
+      return ledger::Movement::settle;
   }
   return std::nullopt;
 }
@@ -94,15 +101,16 @@ std::optional<ledger::Movement> movement_of(model::MoneyEffect effect) {
 // balance short (only possible at creation; the caller rolls back).
 bool apply_effects(pqxx::work& tx, const PayoutRow& after,
                    const model::PayoutTransition& transition) {
-  const auto from = transition.from ? std::optional<std::string>(std::string(
-                                          model::payout_status_name(*transition.from)))
-                                    : std::nullopt;
+  const auto from =
+      transition.from
+          ? std::optional<std::string>(std::string(model::payout_status_name(*transition.from)))
+          : std::nullopt;
   pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
            std::string(model::payout_trigger_name(transition.trigger)));
   if (const auto movement = movement_of(transition.money)) {
-    const auto applied = ledger::apply(tx, after.org_id, after.resource.mode,
-                                       after.resource.currency, *movement, after.resource.id,
-                                       after.resource.amount);
+    const auto applied =
+        ledger::apply(tx, after.org_id, after.resource.mode, after.resource.currency, *movement,
+                      after.resource.id, after.resource.amount);
     if (applied == ledger::Applied::insufficient_balance) return false;
   }
   if (transition.returns_spend) spend::give_back(tx, after.resource.id);
@@ -119,7 +127,9 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
   return true;
 }
 
-std::string mode_text(model::Mode mode) { return std::string(model::mode_name(mode)); }
+std::string mode_text(model::Mode mode) {
+  return std::string(model::mode_name(mode));
+}
 
 }  // namespace
 
@@ -129,8 +139,8 @@ std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id) {
   return read_row(rows[0]);
 }
 
-std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
-                                    PayoutTrigger trigger, const TransitionDetails& details) {
+std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, PayoutTrigger trigger,
+                                    const TransitionDetails& details) {
   const auto found = model::find_payout_transition(current.status, trigger);
   if (!found) return std::nullopt;
   const auto& screening = details.screening;
@@ -139,8 +149,7 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
       found->event ? 1 : 0,
       screening ? std::optional<std::string>(screening->blocked ? "blocked" : "clear")
                 : std::nullopt,
-      screening ? std::optional<std::string>(text_array_literal(screening->reasons))
-                : std::nullopt,
+      screening ? std::optional<std::string>(text_array_literal(screening->reasons)) : std::nullopt,
       screening ? std::optional<std::string>(screening->list_version) : std::nullopt,
       details.tx_hash, details.failure_reason, details.approved_by, current.resource.status);
   if (rows.empty()) return std::nullopt;  // changed since it was locked: cannot happen under lock
@@ -165,15 +174,14 @@ model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request) {
                                 "The payout exceeds the per-payout limit of " +
                                     model::format_decimal(limits.per_payout_usd) + " USD.");
     }
-    auto created = read_row(pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode),
-                                     request.amount, request.currency, request.network,
-                                     request.address, request.metadata_json,
-                                     request.amount_usd)[0]);
+    auto created = read_row(pg::exec(
+        tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount, request.currency,
+        request.network, request.address, request.metadata_json, request.amount_usd)[0]);
     const auto transition = *model::find_payout_transition(std::nullopt, PayoutTrigger::create);
     if (!apply_effects(tx, created, transition)) {
-      return model::Error::make(model::ErrorCode::insufficient_balance,
-                                "The available " + request.currency +
-                                    " balance is below the payout amount.");
+      return model::Error::make(
+          model::ErrorCode::insufficient_balance,
+          "The available " + request.currency + " balance is below the payout amount.");
     }
     if (auto reserved = spend::reserve(tx, scope.org_id, scope.mode, request.amount_usd, limits);
         !reserved.ok()) {
@@ -208,10 +216,10 @@ model::Result<PayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::
     if (!payout || payout->org_id != org_id || payout->resource.mode != mode) {
       return missing_payout();
     }
-    return apply_operation(
-        tx, *payout, PayoutTrigger::cancel,
-        model::Error::make(model::ErrorCode::payout_not_cancelable,
-                           "A payout that is " + payout->resource.status + " cannot be cancelled."));
+    return apply_operation(tx, *payout, PayoutTrigger::cancel,
+                           model::Error::make(model::ErrorCode::payout_not_cancelable,
+                                              "A payout that is " + payout->resource.status +
+                                                  " cannot be cancelled."));
   });
 }
 
@@ -271,9 +279,9 @@ model::Result<Page<PayoutRow>> list(pg::Pool& pool, std::string_view org_id, mod
                                     const ListQuery& query) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<Page<PayoutRow>> {
     std::vector<PayoutRow> rows;
-    for (const auto& row : pg::exec(tx, kList, std::string(org_id), mode_text(mode),
-                                    query.limit + 1, query.starting_after, query.created_gte,
-                                    query.created_lte, status)) {
+    for (const auto& row :
+         pg::exec(tx, kList, std::string(org_id), mode_text(mode), query.limit + 1,
+                  query.starting_after, query.created_gte, query.created_lte, status)) {
       rows.push_back(read_row(row));
     }
     return make_page(std::move(rows), query.limit);

@@ -9,10 +9,9 @@ constexpr pg::Statement kHeartbeat{
     "ON CONFLICT (worker_id) DO UPDATE SET list_version = EXCLUDED.list_version, "
     "heartbeat_at = now()"};
 
-constexpr pg::Statement kAvailable{
-    "screening_available",
-    "SELECT 1 FROM screening_workers WHERE list_version IS NOT NULL "
-    "AND heartbeat_at > now() - make_interval(secs => $1) LIMIT 1"};
+constexpr pg::Statement kAvailable{"screening_available",
+                                   "SELECT 1 FROM screening_workers WHERE list_version IS NOT NULL "
+                                   "AND heartbeat_at > now() - make_interval(secs => $1) LIMIT 1"};
 
 }  // namespace
 

@@ -60,8 +60,8 @@ model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, mo
 model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
                       const std::string& amount_usd, const model::PayoutLimits& limits) {
   const auto amount = model::parse_decimal(amount_usd);
-  const std::pair<const char*, const model::Decimal*> periods[] = {
-      {"day", &limits.daily_usd}, {"month", &limits.monthly_usd}};
+  const std::pair<const char*, const model::Decimal*> periods[] = {{"day", &limits.daily_usd},
+                                                                   {"month", &limits.monthly_usd}};
   for (const auto& [period, limit] : periods) {
     const bool fits =
         amount && model::compare(*amount, *limit) <= 0 &&

@@ -29,9 +29,8 @@ Config start_process(std::string_view process_name) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto config = load_config_from_environment();
   if (!config.ok()) {
-    std::fprintf(stderr, "%.*s: invalid configuration: %s\n",
-                 static_cast<int>(process_name.size()), process_name.data(),
-                 config.error().message.c_str());
+    std::fprintf(stderr, "%.*s: invalid configuration: %s\n", static_cast<int>(process_name.size()),
+                 process_name.data(), config.error().message.c_str());
     std::exit(2);
   }
   log::configure(process_name, log::parse_level(config->log_level));

@@ -6,15 +6,14 @@
 namespace payrail::infra::runtime {
 
 int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
-               const WorkerHandler& handler,
-               const std::function<void(WorkerContext&)>& on_start,
+               const WorkerHandler& handler, const std::function<void(WorkerContext&)>& on_start,
                const std::function<void()>& on_stop) {
   auto config = start_process(process_name);
   pg::Pool pool({.url = config.database_url,
                  .max_connections = 4,
                  .application_name = std::string(process_name)});
-  auto producer = kafka::Producer::create({.brokers = config.kafka_brokers,
-                                           .client_id = std::string(process_name)});
+  auto producer = kafka::Producer::create(
+      {.brokers = config.kafka_brokers, .client_id = std::string(process_name)});
   if (!producer.ok()) {
     log::error("worker.start_failed", {{"error", producer.error().message}});
     return 1;
@@ -28,18 +27,17 @@ int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
   relay.start();
   std::atomic<bool> stop{false};
   stop_on_signal(stop);
-  kafka::ConsumerRunner consumer(
-      {.brokers = config.kafka_brokers,
-       .group_id = std::string(topic.consumer_group),
-       .topics = {topics::broker_topic_name(topic, config.topic_prefix)},
-       .client_id = std::string(process_name),
-       .session_timeout_ms = config.kafka_session_timeout_ms,
-       .debug = config.kafka_debug},
-      [&](const topics::Envelope& message) {
-        const auto outcome = handler(context, message);
-        if (outcome == kafka::HandlerOutcome::done) relay.wake();
-        return outcome;
-      });
+  kafka::ConsumerRunner consumer({.brokers = config.kafka_brokers,
+                                  .group_id = std::string(topic.consumer_group),
+                                  .topics = {topics::broker_topic_name(topic, config.topic_prefix)},
+                                  .client_id = std::string(process_name),
+                                  .session_timeout_ms = config.kafka_session_timeout_ms,
+                                  .debug = config.kafka_debug},
+                                 [&](const topics::Envelope& message) {
+                                   const auto outcome = handler(context, message);
+                                   if (outcome == kafka::HandlerOutcome::done) relay.wake();
+                                   return outcome;
+                                 });
   const auto status = consumer.run(stop);
   if (on_stop) on_stop();
   relay.stop();

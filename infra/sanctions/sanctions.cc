@@ -550,7 +550,7 @@ model::Result<std::string> SanctionsLists::load_names(const std::string& csv_pat
 model::Result<std::string> SanctionsLists::load_addresses(const std::string& address_directory) {
   auto files = list_address_files(address_directory);
   if (!files) return std::move(files).error();
-  std::string framed;  // what the version digest covers
+  std::string framed;                       // what the version digest covers
   std::unordered_set<std::string> entries;  // "<asset>\n<address>"
   for (const auto& file : *files) {
     auto content = read_bounded_file(file.path);

@@ -9,7 +9,9 @@ namespace payrail::infra::time {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
-inline TimePoint now_utc() { return std::chrono::system_clock::now(); }
+inline TimePoint now_utc() {
+  return std::chrono::system_clock::now();
+}
 
 // "2026-11-21T10:00:00Z" (second precision, UTC), the format of every timestamp in the API.
 std::string format_utc(TimePoint point);

@@ -3,7 +3,9 @@
 namespace payrail::model {
 namespace {
 
-Decimal whole(long long units) { return Decimal{static_cast<__int128>(units), 0}; }
+Decimal whole(long long units) {
+  return Decimal{static_cast<__int128>(units), 0};
+}
 
 }  // namespace
 

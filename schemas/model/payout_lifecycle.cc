@@ -22,8 +22,7 @@ constexpr std::array kTransitions{
                      false},
     PayoutTransition{S::pending_approval, T::reject, S::cancelled, M::release, "payout.cancelled",
                      true},
-    PayoutTransition{S::processing, T::confirm, S::completed, M::settle, "payout.completed",
-                     false},
+    PayoutTransition{S::processing, T::confirm, S::completed, M::settle, "payout.completed", false},
     PayoutTransition{S::processing, T::broadcast_failed, S::failed, M::refund, "payout.failed",
                      true},
     PayoutTransition{S::pending, T::cancel, S::cancelled, M::release, "payout.cancelled", true},
@@ -37,13 +36,23 @@ constexpr std::array<std::string_view, 9> kStatusNames{
     "pending", "screening", "approved",  "processing",      "completed",
     "failed",  "blocked",   "cancelled", "pending_approval"};
 
-constexpr std::array<std::string_view, 11> kTriggerNames{
-    "create", "start_screening", "screening_clear", "screening_flagged", "screening_over_limit",
-    "execute", "approve", "reject", "cancel", "confirm", "broadcast_failed"};
+constexpr std::array<std::string_view, 11> kTriggerNames{"create",
+                                                         "start_screening",
+                                                         "screening_clear",
+                                                         "screening_flagged",
+                                                         "screening_over_limit",
+                                                         "execute",
+                                                         "approve",
+                                                         "reject",
+                                                         "cancel",
+                                                         "confirm",
+                                                         "broadcast_failed"};
 
 }  // namespace
 
-std::span<const PayoutTransition> payout_transitions() { return kTransitions; }
+std::span<const PayoutTransition> payout_transitions() {
+  return kTransitions;
+}
 
 std::optional<PayoutTransition> find_payout_transition(std::optional<PayoutStatus> from,
                                                        PayoutTrigger trigger) {

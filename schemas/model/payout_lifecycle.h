@@ -23,17 +23,17 @@ enum class PayoutStatus {
 };
 
 enum class PayoutTrigger {
-  create,              // request accepted
-  start_screening,     // the screening worker picked it up
-  screening_clear,     // clear and within the auto-approval limit
-  screening_flagged,   // sanctions or internal blacklist hit
+  create,                // request accepted
+  start_screening,       // the screening worker picked it up
+  screening_clear,       // clear and within the auto-approval limit
+  screening_flagged,     // sanctions or internal blacklist hit
   screening_over_limit,  // clear but above the auto-approval limit
-  execute,             // the execution worker begins signing and broadcast
-  approve,             // a member approved a held payout
-  reject,              // a member rejected a held payout
-  cancel,              // the integrator cancelled before processing
-  confirm,             // settled on-chain
-  broadcast_failed,    // the broadcast failed
+  execute,               // the execution worker begins signing and broadcast
+  approve,               // a member approved a held payout
+  reject,                // a member rejected a held payout
+  cancel,                // the integrator cancelled before processing
+  confirm,               // settled on-chain
+  broadcast_failed,      // the broadcast failed
 };
 
 // Balance effect of a transition (see the ledger): every accepted payout is held once and then

@@ -59,6 +59,8 @@ class [[nodiscard]] Result {
 
 struct Unit {};
 using Status = Result<Unit>;
-inline Status ok_status() { return Status(Unit{}); }
+inline Status ok_status() {
+  return Status(Unit{});
+}
 
 }  // namespace payrail::model

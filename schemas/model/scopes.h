@@ -8,9 +8,9 @@ namespace payrail::model {
 // Grantable scopes (service-interface.md plus the two collection scopes of
 // contract-decisions.md). A key created without `scopes` gets all of them.
 inline constexpr std::array<std::string_view, 9> kGrantableScopes{
-    "payouts:write",      "payouts:read",        "balances:read",
-    "webhooks:write",     "webhooks:read",       "organization:read",
-    "organization:write", "collections:write",   "collections:read"};
+    "payouts:write",      "payouts:read",      "balances:read",
+    "webhooks:write",     "webhooks:read",     "organization:read",
+    "organization:write", "collections:write", "collections:read"};
 
 inline bool is_grantable_scope(std::string_view scope) {
   for (const auto candidate : kGrantableScopes) {

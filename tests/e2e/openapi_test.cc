@@ -34,7 +34,8 @@ class OpenApiEndpoint : public ::testing::Test {
   }
 
   // "#/components/schemas/Payout" -> the schema object (nullptr when it does not resolve).
-  static const rapidjson::Value* resolve(const rapidjson::Value& root, const rapidjson::Value& node) {
+  static const rapidjson::Value* resolve(const rapidjson::Value& root,
+                                         const rapidjson::Value& node) {
     if (!node.IsObject() || !node.HasMember("$ref")) return &node;
     std::string pointer = node["$ref"].GetString();
     if (pointer.rfind("#/", 0) != 0) return nullptr;
@@ -57,7 +58,8 @@ class OpenApiEndpoint : public ::testing::Test {
     const auto* schema = resolve(root, schema_node);
     if (schema == nullptr || !schema->IsObject()) return names;
     if (schema->HasMember("required")) {
-      for (const auto& name : (*schema)["required"].GetArray()) names.emplace_back(name.GetString());
+      for (const auto& name : (*schema)["required"].GetArray())
+        names.emplace_back(name.GetString());
     }
     if (schema->HasMember("allOf")) {
       for (const auto& part : (*schema)["allOf"].GetArray()) {

@@ -18,9 +18,8 @@ class PayoutCancel : public ::testing::Test {
   void TearDown() override { EXPECT_EQ(ledger_mismatch(stack_->database()), ""); }
 
   std::string create_and_expect(const std::string& status) {
-    const auto response =
-        create_payout(stack_->http(), org_.test_key, "k-" + status,
-                      payout_body("40", "USDC", "polygon", random_evm_address()));
+    const auto response = create_payout(stack_->http(), org_.test_key, "k-" + status,
+                                        payout_body("40", "USDC", "polygon", random_evm_address()));
     EXPECT_EQ(response.status, 201) << response.body;
     const std::string id = response.json()["id"].GetString();
     EXPECT_EQ(wait_for_status(stack_->http(), org_.test_key, id, {status}), status);

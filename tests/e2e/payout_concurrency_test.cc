@@ -17,7 +17,8 @@ class PayoutConcurrency : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // The API pool is the default size here so requests really run concurrently.
-    stack_ = new TestStack({.env = {{"PAYRAIL_API_WORKERS", "16"}, {"PAYRAIL_DB_POOL_SIZE", "16"}}});
+    stack_ =
+        new TestStack({.env = {{"PAYRAIL_API_WORKERS", "16"}, {"PAYRAIL_DB_POOL_SIZE", "16"}}});
   }
   static void TearDownTestSuite() { delete stack_; }
   static TestStack* stack_;
@@ -67,9 +68,8 @@ TEST_F(PayoutConcurrency, TwoHundredCreatesForABalanceThatCoversFifty) {
 TEST_F(PayoutConcurrency, HundredIdenticalRequestsMakeOnePayout) {
   const auto org = stack_->create_organization();
   const auto body = payout_body("12.34", "USDC", "polygon", random_evm_address());
-  const auto results = race(100, [&](int) {
-    return create_payout(stack_->http(), org.test_key, "same-key", body);
-  });
+  const auto results =
+      race(100, [&](int) { return create_payout(stack_->http(), org.test_key, "same-key", body); });
   std::set<std::string> ids;
   int in_flight = 0;
   for (const auto& result : results) {

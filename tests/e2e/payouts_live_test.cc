@@ -61,7 +61,8 @@ TEST_F(LivePayouts, WithoutSanctionsListsNothingMoves) {
   auto& screening = stack_->process("screening");
   stack_->stop("screening");
   // Heartbeats from the stopped worker must age out before the API reports unavailability.
-  stack_->database().scalar("UPDATE screening_workers SET heartbeat_at = now() - interval '1 hour'");
+  stack_->database().scalar(
+      "UPDATE screening_workers SET heartbeat_at = now() - interval '1 hour'");
   screening.set_env("PAYRAIL_SANCTIONS_DIR", "/nonexistent-sanctions");
   stack_->start("screening");
   const auto response = create_live("c", payout_body("1", "USDC", "polygon", random_evm_address()));
@@ -90,13 +91,15 @@ TEST_F(LivePayouts, TestAndLiveDataNeverMeet) {
   // A live payout row (live balances cannot be funded yet, so it is inserted directly).
   stack_->database().scalar(
       "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
-      "amount_usd) VALUES ('po_liveonly" + org_.id.substr(4, 8) + "', '" + org_.id +
+      "amount_usd) VALUES ('po_liveonly" +
+      org_.id.substr(4, 8) + "', '" + org_.id +
       "', 'live', 'pending', 1, 'USDC', 'polygon', '0xabc', 1)");
   const auto id = "po_liveonly" + org_.id.substr(4, 8);
   EXPECT_EQ(stack_->http().get("/v1/payouts/" + id, with_key(org_.test_key)).status, 404);
   EXPECT_EQ(stack_->http().get("/v1/payouts", with_key(org_.test_key)).json()["data"].Size(), 0u);
   EXPECT_EQ(stack_->http().get("/v1/payouts/" + id, with_key(live_key_)).status, 200);
-  const auto cancel = stack_->http().post("/v1/payouts/" + id + "/cancel", "", with_key(org_.test_key));
+  const auto cancel =
+      stack_->http().post("/v1/payouts/" + id + "/cancel", "", with_key(org_.test_key));
   EXPECT_EQ(cancel.error_code(), "resource_missing");
 }
 

@@ -97,7 +97,8 @@ TEST_F(Payouts, RealOfacListedTronAddressIsBlocked) {
 
 TEST_F(Payouts, InternalBlacklistAndTestSuffixBlock) {
   const auto address = random_evm_address();
-  const auto [code, output] = stack_->cli({"blacklist-add", "--address", address, "--reason", "test"});
+  const auto [code, output] =
+      stack_->cli({"blacklist-add", "--address", address, "--reason", "test"});
   ASSERT_EQ(code, 0) << output;
   auto response = create(payout_body("1", "USDC", "base", address));
   expect_blocked(response, "internal_blacklist");
@@ -208,9 +209,11 @@ TEST_F(Payouts, ValidationErrorsNameTheField) {
     EXPECT_EQ(response.error_code(), c.code) << c.body;
     EXPECT_EQ(response.error_param(), c.param) << c.body;
   }
-  std::string metadata = R"({"amount":"1","currency":"USDC","destination":{"network":"polygon","address":")" +
-                         good + R"("},"metadata":{)";
-  for (int i = 0; i < 51; ++i) metadata += (i ? "," : "") + ("\"k" + std::to_string(i) + "\":\"v\"");
+  std::string metadata =
+      R"({"amount":"1","currency":"USDC","destination":{"network":"polygon","address":")" + good +
+      R"("},"metadata":{)";
+  for (int i = 0; i < 51; ++i)
+    metadata += (i ? "," : "") + ("\"k" + std::to_string(i) + "\":\"v\"");
   metadata += "}}";
   EXPECT_EQ(create(metadata).error_param(), "metadata");
   const auto no_key = stack_->http().post("/v1/payouts", payout_body("1", "USDC", "polygon", good),
@@ -238,7 +241,8 @@ TEST_F(Payouts, IdempotentReplayAndConflict) {
   EXPECT_EQ(blocked_replay.body, blocked.body);
   EXPECT_EQ(blocked_replay.header("request-id"),
             std::string(blocked_replay.json()["error"]["request_id"].GetString()));
-  const auto conflict = create(payout_body("8", "USDC", "polygon", random_evm_address()), "order-1");
+  const auto conflict =
+      create(payout_body("8", "USDC", "polygon", random_evm_address()), "order-1");
   EXPECT_EQ(conflict.status, 409);
   EXPECT_EQ(conflict.error_code(), "idempotency_conflict");
   // Keys are scoped per organization: another organization may use the same key.
@@ -246,8 +250,9 @@ TEST_F(Payouts, IdempotentReplayAndConflict) {
   const auto theirs = create_payout(stack_->http(), other.test_key, "order-1", body);
   EXPECT_EQ(theirs.status, 201);
   EXPECT_NE(std::string(theirs.json()["id"].GetString()), first.json()["id"].GetString());
-  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM payouts WHERE org_id = '" + org_.id + "'"),
-            "2");
+  EXPECT_EQ(
+      stack_->database().scalar("SELECT count(*) FROM payouts WHERE org_id = '" + org_.id + "'"),
+      "2");
   wait(first.json()["id"].GetString(), {"completed"});
 }
 
@@ -256,14 +261,16 @@ TEST_F(Payouts, LimitsAndBalanceRefusals) {
   EXPECT_EQ(over.status, 403);
   EXPECT_EQ(over.error_code(), "limit_exceeded");
   // Within raised limits, more ETH than the 1,000 ETH sandbox balance is refused with 402.
-  ASSERT_EQ(stack_->cli({"limits", "--org", org_.id, "--mode", "test", "--per-payout-usd",
-                         "5000000", "--daily-usd", "5000000"})
+  ASSERT_EQ(stack_
+                ->cli({"limits", "--org", org_.id, "--mode", "test", "--per-payout-usd", "5000000",
+                       "--daily-usd", "5000000"})
                 .first,
             0);
   const auto short_balance = create(payout_body("1001", "ETH", "ethereum", random_evm_address()));
   EXPECT_EQ(short_balance.status, 402);
   EXPECT_EQ(short_balance.error_code(), "insufficient_balance");
-  ASSERT_EQ(stack_->cli({"limits", "--org", org_.id, "--mode", "test", "--daily-usd", "50"}).first, 0);
+  ASSERT_EQ(stack_->cli({"limits", "--org", org_.id, "--mode", "test", "--daily-usd", "50"}).first,
+            0);
   const auto first = create(payout_body("30", "USDC", "polygon", random_evm_address()));
   ASSERT_EQ(first.status, 201) << first.body;
   const auto second = create(payout_body("30", "USDC", "polygon", random_evm_address()));
@@ -283,15 +290,16 @@ TEST_F(Payouts, ListFiltersByStatusAndCreationTime) {
   const auto held = create(payout_body("10001", "USDC", "polygon", random_evm_address()));
   ASSERT_EQ(held.status, 202);
   wait(done.json()["id"].GetString(), {"completed"});
-  const auto pending = stack_->http().get("/v1/payouts?status=pending_approval", with_key(org_.test_key));
+  const auto pending =
+      stack_->http().get("/v1/payouts?status=pending_approval", with_key(org_.test_key));
   ASSERT_EQ(pending.status, 200);
   auto list = pending.json();
   ASSERT_EQ(list["data"].Size(), 1u);
   EXPECT_STREQ(list["data"][0]["id"].GetString(), held.json()["id"].GetString());
   EXPECT_EQ(stack_->http().get("/v1/payouts?status=done", with_key(org_.test_key)).error_param(),
             "status");
-  const auto future = stack_->http().get("/v1/payouts?created_gte=2999-01-01T00:00:00Z",
-                                         with_key(org_.test_key));
+  const auto future =
+      stack_->http().get("/v1/payouts?created_gte=2999-01-01T00:00:00Z", with_key(org_.test_key));
   EXPECT_EQ(future.json()["data"].Size(), 0u);
   const auto all = stack_->http().get("/v1/payouts?created_lte=2999-01-01T00:00:00Z&limit=1",
                                       with_key(org_.test_key));

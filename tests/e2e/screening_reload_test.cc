@@ -47,9 +47,9 @@ TEST_F(ScreeningReload, NewlyListedAddressIsBlockedWithoutRestart) {
   const auto before = create_payout(stack_->http(), org.test_key, "before",
                                     payout_body("1", "USDC", "polygon", address));
   ASSERT_EQ(before.status, 201) << before.body;
-  const auto old_version = stack_->database().scalar(
-      "SELECT screening_list_version FROM payouts WHERE id = '" +
-      std::string(before.json()["id"].GetString()) + "'");
+  const auto old_version =
+      stack_->database().scalar("SELECT screening_list_version FROM payouts WHERE id = '" +
+                                std::string(before.json()["id"].GetString()) + "'");
 
   std::ofstream(copy_ / "digital-currency-addresses" / "sanctioned_addresses_ETH.txt",
                 std::ios::app)

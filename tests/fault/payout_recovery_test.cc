@@ -104,9 +104,12 @@ class PayoutRecovery : public ::testing::Test {
     EXPECT_EQ(event_count(db, id, "payout.created"), 1) << id;
     EXPECT_EQ(event_count(db, id, "payout." + expected), 1) << id;
     EXPECT_EQ(event_count(db, id, "payout.processing"), expected == "blocked" ? 0 : 1) << id;
-    const auto outcome = expected == "completed" ? "settle" : expected == "failed" ? "refund" : "release";
+    const auto outcome = expected == "completed" ? "settle"
+                         : expected == "failed"  ? "refund"
+                                                 : "release";
     EXPECT_EQ(db.scalar("SELECT string_agg(kind, ',' ORDER BY id) FROM journal_entries WHERE "
-                        "resource_id = '" + id + "'"),
+                        "resource_id = '" +
+                        id + "'"),
               std::string("hold,") + outcome)
         << id;
   }
@@ -124,10 +127,18 @@ class PayoutRecovery : public ::testing::Test {
 };
 TestStack* PayoutRecovery::stack_ = nullptr;
 
-TEST_F(PayoutRecovery, KillNineScreeningMidStream) { kill_and_restart_mid_stream("screening"); }
-TEST_F(PayoutRecovery, KillNineExecutionMidStream) { kill_and_restart_mid_stream("execution"); }
-TEST_F(PayoutRecovery, KillNineSettlementMidStream) { kill_and_restart_mid_stream("settlement"); }
-TEST_F(PayoutRecovery, KillNineApiMidStream) { kill_and_restart_mid_stream("api"); }
+TEST_F(PayoutRecovery, KillNineScreeningMidStream) {
+  kill_and_restart_mid_stream("screening");
+}
+TEST_F(PayoutRecovery, KillNineExecutionMidStream) {
+  kill_and_restart_mid_stream("execution");
+}
+TEST_F(PayoutRecovery, KillNineSettlementMidStream) {
+  kill_and_restart_mid_stream("settlement");
+}
+TEST_F(PayoutRecovery, KillNineApiMidStream) {
+  kill_and_restart_mid_stream("api");
+}
 
 TEST_F(PayoutRecovery, BrokerRestartLosesNothing) {
   auto batch = start_batch();
@@ -144,15 +155,17 @@ TEST_F(PayoutRecovery, ReplayingEveryPayoutTopicFromZeroChangesNothing) {
   verify(*batch);
   const auto& db = stack_->database();
   const auto snapshot = [&] {
-    return db.scalar("SELECT (SELECT count(*) FROM events) || '/' || "
-                     "(SELECT count(*) FROM payout_transitions) || '/' || "
-                     "(SELECT count(*) FROM journal_entries) || '/' || "
-                     "(SELECT string_agg(org_id || mode || asset || available || held, ',' "
-                     " ORDER BY org_id, mode, asset) FROM balances)");
+    return db.scalar(
+        "SELECT (SELECT count(*) FROM events) || '/' || "
+        "(SELECT count(*) FROM payout_transitions) || '/' || "
+        "(SELECT count(*) FROM journal_entries) || '/' || "
+        "(SELECT string_agg(org_id || mode || asset || available || held, ',' "
+        " ORDER BY org_id, mode, asset) FROM balances)");
   };
   const auto before = snapshot();
   const std::vector<std::pair<std::string, std::string>> topics{
-      {"payouts.requested", "screening"}, {"payouts.approved", "execution"},
+      {"payouts.requested", "screening"},
+      {"payouts.approved", "execution"},
       {"payouts.broadcast", "settlement"}};
   for (const auto& [topic, role] : topics) stack_->stop(role);
   for (const auto& [topic, role] : topics) {

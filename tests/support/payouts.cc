@@ -76,14 +76,16 @@ std::string ledger_mismatch(const TestDatabase& database) {
 
 std::string balance_of(const TestDatabase& database, const std::string& org_id,
                        const std::string& mode, const std::string& asset) {
-  return database.scalar("SELECT trim_scale(available)::text || '/' || trim_scale(held)::text FROM balances WHERE org_id = '" +
-                         org_id + "' AND mode = '" + mode + "' AND asset = '" + asset + "'");
+  return database.scalar(
+      "SELECT trim_scale(available)::text || '/' || trim_scale(held)::text FROM balances WHERE "
+      "org_id = '" +
+      org_id + "' AND mode = '" + mode + "' AND asset = '" + asset + "'");
 }
 
 int event_count(const TestDatabase& database, const std::string& payout_id,
                 const std::string& type) {
-  return std::stoi(database.scalar("SELECT count(*) FROM events WHERE resource_id = '" +
-                                   payout_id + "' AND type = '" + type + "'"));
+  return std::stoi(database.scalar("SELECT count(*) FROM events WHERE resource_id = '" + payout_id +
+                                   "' AND type = '" + type + "'"));
 }
 
 }  // namespace payrail::testing

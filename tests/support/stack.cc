@@ -35,7 +35,8 @@ TestStack::TestStack(StackOptions options)
       {"PAYRAIL_KAFKA_BROKERS", "127.0.0.1:" + std::to_string(kafka_port)},
       {"PAYRAIL_HTTP_PORT", std::to_string(http_port_)},
       {"PAYRAIL_IDP_HS256_SECRET", kTestSessionSecret},
-      {"PAYRAIL_WEBHOOK_ENCRYPTION_KEY", infra::crypto::hex_encode(infra::crypto::random_bytes(32))},
+      {"PAYRAIL_WEBHOOK_ENCRYPTION_KEY",
+       infra::crypto::hex_encode(infra::crypto::random_bytes(32))},
       {"PAYRAIL_WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_TEST", "true"},
       {"PAYRAIL_SETTLEMENT_DELAY_MS", "100"},
       {"PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", "3000"},
@@ -60,7 +61,9 @@ TestStack::~TestStack() {
   processes_["broker"]->stop();
 }
 
-std::string TestStack::api_url() const { return "http://127.0.0.1:" + std::to_string(http_port_); }
+std::string TestStack::api_url() const {
+  return "http://127.0.0.1:" + std::to_string(http_port_);
+}
 
 ChildProcess& TestStack::process(const std::string& role) {
   auto it = processes_.find(role);
@@ -75,14 +78,16 @@ void TestStack::start(const std::string& role) {
   wait_ready(role);
 }
 
-void TestStack::stop(const std::string& role, int signal) { process(role).stop(signal); }
+void TestStack::stop(const std::string& role, int signal) {
+  process(role).stop(signal);
+}
 
 void TestStack::wait_ready(const std::string& role) {
   auto& child = process(role);
-  const char* marker = role == "broker" ? "payrail-broker ready"
-                       : role == "api"  ? "api.listening"
-                                        : role == "expiry" ? "expiry.started"
-                                        : "consumer.assigned";
+  const char* marker = role == "broker"   ? "payrail-broker ready"
+                       : role == "api"    ? "api.listening"
+                       : role == "expiry" ? "expiry.started"
+                                          : "consumer.assigned";
   if (!child.wait_for_log(marker, kReadyTimeout)) {
     throw std::runtime_error(role + " did not become ready; log:\n" + child.log());
   }
@@ -102,14 +107,14 @@ std::string TestStack::dev_session(const std::string& email, const std::string& 
   infra::auth::JwtConfig config{.issuer = "payrail-dev",
                                 .audience = "payrail-api",
                                 .hs256_secret = std::string(kTestSessionSecret)};
-  return infra::auth::mint_hs256_session(config, subject.empty() ? "user|" + email : subject,
-                                         email, std::time(nullptr), 3600);
+  return infra::auth::mint_hs256_session(config, subject.empty() ? "user|" + email : subject, email,
+                                         std::time(nullptr), 3600);
 }
 
 TestOrganization TestStack::create_organization() {
   static std::atomic<int> counter{0};
-  const auto email = "owner" + std::to_string(counter++) + "-" +
-                     infra::crypto::random_base62(6) + "@example.com";
+  const auto email =
+      "owner" + std::to_string(counter++) + "-" + infra::crypto::random_base62(6) + "@example.com";
   TestOrganization organization;
   organization.session = dev_session(email);
   const auto response =

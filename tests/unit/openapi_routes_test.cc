@@ -25,7 +25,7 @@ namespace {
 using OperationKey = std::pair<std::string, std::string>;  // {"POST", "/v1/payouts"}
 
 // The HTTP methods an OpenAPI 3.1 Path Item can hold.
-constexpr const char* kOpenApiMethods[] = {"get",  "put",     "post", "delete",
+constexpr const char* kOpenApiMethods[] = {"get",     "put",  "post",  "delete",
                                            "options", "head", "patch", "trace"};
 
 std::string upper(std::string text) {
@@ -40,7 +40,9 @@ std::string lower(std::string text) {
   return text;
 }
 
-std::string describe(const OperationKey& key) { return key.first + " " + key.second; }
+std::string describe(const OperationKey& key) {
+  return key.first + " " + key.second;
+}
 
 class OpenApiDocument : public ::testing::Test {
  protected:
@@ -121,7 +123,8 @@ TEST_F(OpenApiDocument, EveryRouteIsDocumented) {
   ASSERT_FALSE(routes_.empty());
   for (const auto& [key, route] : routes_) {
     EXPECT_TRUE(operations_.contains(key))
-        << describe(key) << " is a route of the server but not an operation of schemas/openapi.json";
+        << describe(key)
+        << " is a route of the server but not an operation of schemas/openapi.json";
   }
 }
 

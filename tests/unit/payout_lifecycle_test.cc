@@ -44,13 +44,20 @@ const std::vector<Expected>& contract_rows() {
   return rows;
 }
 
-const std::vector<S> kAllStatuses{S::pending,   S::screening, S::approved,
+const std::vector<S> kAllStatuses{S::pending,    S::screening, S::approved,
                                   S::processing, S::completed, S::failed,
-                                  S::blocked,   S::cancelled, S::pending_approval};
-const std::vector<T> kAllTriggers{T::create,          T::start_screening, T::screening_clear,
-                                  T::screening_flagged, T::screening_over_limit, T::execute,
-                                  T::approve,         T::reject,          T::cancel,
-                                  T::confirm,         T::broadcast_failed};
+                                  S::blocked,    S::cancelled, S::pending_approval};
+const std::vector<T> kAllTriggers{T::create,
+                                  T::start_screening,
+                                  T::screening_clear,
+                                  T::screening_flagged,
+                                  T::screening_over_limit,
+                                  T::execute,
+                                  T::approve,
+                                  T::reject,
+                                  T::cancel,
+                                  T::confirm,
+                                  T::broadcast_failed};
 
 class PayoutTransitionRow : public ::testing::TestWithParam<std::size_t> {};
 
@@ -80,8 +87,7 @@ TEST(PayoutLifecycle, EveryOtherStatusTriggerPairIsForbidden) {
     for (const auto trigger : kAllTriggers) {
       if (allowed.contains({from, trigger})) continue;
       EXPECT_FALSE(find_payout_transition(from, trigger).has_value())
-          << (from ? payout_status_name(*from) : "(none)") << " + "
-          << payout_trigger_name(trigger);
+          << (from ? payout_status_name(*from) : "(none)") << " + " << payout_trigger_name(trigger);
       ++forbidden_checked;
     }
   }
@@ -95,8 +101,8 @@ TEST(PayoutLifecycle, TerminalStatesAllowNothing) {
       EXPECT_FALSE(find_payout_transition(status, trigger).has_value());
     }
   }
-  for (const auto status : {S::pending, S::screening, S::approved, S::processing,
-                            S::pending_approval}) {
+  for (const auto status :
+       {S::pending, S::screening, S::approved, S::processing, S::pending_approval}) {
     EXPECT_FALSE(is_terminal(status));
   }
 }

@@ -69,7 +69,9 @@ TEST(ScreeningDecision, InternalBlacklistAndBothReasonsInOrder) {
 TEST(ScreeningDecision, BlockedSuffixOnlyInTestMode) {
   auto lists = real_lists();
   ASSERT_NE(lists, nullptr);
-  const std::string trigger = "0x00000000000000000000000000000000" "0blocked";
+  const std::string trigger =
+      "0x00000000000000000000000000000000"
+      "0blocked";
   EXPECT_TRUE(decide({model::Mode::test, trigger, false}, *lists).blocked);
   EXPECT_FALSE(decide({model::Mode::live, trigger, false}, *lists).blocked);
 }

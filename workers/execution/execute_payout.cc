@@ -50,7 +50,8 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
     payouts::transition(tx, *payout, model::PayoutTrigger::broadcast_failed,
                         {.failure_reason = recorded.failure_reason});
   } else {
-    infra::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id, payout->resource.mode, id);
+    infra::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id, payout->resource.mode,
+                           id);
   }
   infra::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("execution.finished", {{"payout_id", id}, {"outcome", *recorded.outcome}});
@@ -89,8 +90,8 @@ HandlerOutcome execute_payout(infra::runtime::WorkerContext& context, const Adap
     if (!broadcast.ok()) return infra::runtime::retry_after(broadcast.error(), message.message_id);
     outcome = *broadcast;
   }
-  auto finished = context.pool.transact(
-      [&](pqxx::work& tx) { return finish_execution(tx, message, outcome); });
+  auto finished =
+      context.pool.transact([&](pqxx::work& tx) { return finish_execution(tx, message, outcome); });
   if (!finished.ok()) return infra::runtime::retry_after(finished.error(), message.message_id);
   return HandlerOutcome::done;
 }

@@ -24,7 +24,8 @@ model::Result<long> drain(Purge&& purge) {
 
 model::Result<ExpiryCounts> expire_once(infra::pg::Pool& pool) {
   ExpiryCounts counts;
-  auto keys = drain([&] { return infra::repositories::idempotency::purge_expired(pool, kBatchMax); });
+  auto keys =
+      drain([&] { return infra::repositories::idempotency::purge_expired(pool, kBatchMax); });
   if (!keys.ok()) return keys.error();
   counts.idempotency_keys = *keys;
   auto rows = drain([&] { return infra::outbox::purge_consumed(pool, kBatchMax); });

@@ -9,8 +9,8 @@
 int main() {
   using namespace payrail;
   const auto config = infra::runtime::start_process("payrail-expiry");
-  infra::pg::Pool pool({.url = config.database_url, .max_connections = 2,
-                        .application_name = "payrail-expiry"});
+  infra::pg::Pool pool(
+      {.url = config.database_url, .max_connections = 2, .application_name = "payrail-expiry"});
   std::atomic<bool> stop{false};
   infra::runtime::stop_on_signal(stop);
   infra::log::info("expiry.started", {});
@@ -22,8 +22,9 @@ int main() {
       if (!counts.ok()) {
         infra::log::warn("expiry.failed", {{"error", counts.error().message}});
       } else if (counts->idempotency_keys + counts->outbox_rows > 0) {
-        infra::log::info("expiry.pass", {{"idempotency_keys", std::to_string(counts->idempotency_keys)},
-                                         {"outbox_rows", std::to_string(counts->outbox_rows)}});
+        infra::log::info("expiry.pass",
+                         {{"idempotency_keys", std::to_string(counts->idempotency_keys)},
+                          {"outbox_rows", std::to_string(counts->outbox_rows)}});
       }
       next_pass = std::chrono::steady_clock::now() + kInterval;
     }

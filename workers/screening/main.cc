@@ -15,10 +15,9 @@ int main() {
         return workers::screening::screen_payout(context, keeper->watcher(), message);
       },
       [&](infra::runtime::WorkerContext& context) {
-        const auto directory =
-            context.config.sanctions_dir.value_or(
-                infra::sanctions::find_default_sanctions_directory().value_or(
-                    "../shared/data/sanctions"));
+        const auto directory = context.config.sanctions_dir.value_or(
+            infra::sanctions::find_default_sanctions_directory().value_or(
+                "../shared/data/sanctions"));
         keeper = std::make_unique<workers::screening::SanctionsKeeper>(
             context.pool, directory,
             std::chrono::milliseconds(context.config.sanctions_reload_interval_ms));

@@ -18,8 +18,7 @@ SanctionsKeeper::SanctionsKeeper(infra::pg::Pool& pool, std::string directory,
     : pool_(pool),
       watcher_(std::move(directory)),
       reload_interval_(reload_interval),
-      worker_id_("screening-" + std::to_string(getpid()) + "-" +
-                 infra::crypto::random_base62(6)) {}
+      worker_id_("screening-" + std::to_string(getpid()) + "-" + infra::crypto::random_base62(6)) {}
 
 SanctionsKeeper::~SanctionsKeeper() {
   {
@@ -40,8 +39,8 @@ void SanctionsKeeper::reload() {
   auto reloaded = watcher_.reload_if_changed();
   const auto lists = watcher_.current();
   if (!reloaded.ok()) {
-    infra::log::error("sanctions.load_failed", {{"directory", watcher_.directory()},
-                                                {"error", reloaded.error().message}});
+    infra::log::error("sanctions.load_failed",
+                      {{"directory", watcher_.directory()}, {"error", reloaded.error().message}});
   } else if (*reloaded && lists) {
     infra::log::info("sanctions.loaded", {{"version", lists->version()},
                                           {"addresses", std::to_string(lists->address_count())},
@@ -54,7 +53,8 @@ void SanctionsKeeper::heartbeat() {
   const std::optional<std::string> version =
       lists ? std::optional<std::string>(lists->version()) : std::nullopt;
   auto status = infra::repositories::screening_workers::heartbeat(pool_, worker_id_, version);
-  if (!status.ok()) infra::log::warn("sanctions.heartbeat_failed", {{"error", status.error().message}});
+  if (!status.ok())
+    infra::log::warn("sanctions.heartbeat_failed", {{"error", status.error().message}});
 }
 
 void SanctionsKeeper::run() {

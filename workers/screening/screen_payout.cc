@@ -51,23 +51,26 @@ model::Status record_decision(pqxx::work& tx, const topics::Envelope& message,
   }
   const auto& resource = payout->resource;
   const auto network = model::parse_network(resource.network);
-  const auto normalized = network ? model::normalize_address_for_screening(*network, resource.address)
-                                  : resource.address;
-  const auto result =
-      decide({resource.mode, resource.address,
-              infra::repositories::blacklist::contains(tx, "address", normalized)},
-             lists);
-  const auto limits = infra::repositories::spend::effective_limits(tx, payout->org_id, resource.mode);
+  const auto normalized = network
+                              ? model::normalize_address_for_screening(*network, resource.address)
+                              : resource.address;
+  const auto result = decide({resource.mode, resource.address,
+                              infra::repositories::blacklist::contains(tx, "address", normalized)},
+                             lists);
+  const auto limits =
+      infra::repositories::spend::effective_limits(tx, payout->org_id, resource.mode);
   const auto trigger = trigger_for(result, *payout, limits);
   payouts::transition(tx, *payout, trigger, {.screening = result});
   if (trigger == PayoutTrigger::screening_clear) {
-    infra::outbox::enqueue(tx, topics::kPayoutsApproved, payout->org_id, resource.mode, resource.id);
+    infra::outbox::enqueue(tx, topics::kPayoutsApproved, payout->org_id, resource.mode,
+                           resource.id);
   }
   tx.exec_params("SELECT pg_notify('payout_decisions', $1)", resource.id);
   infra::outbox::mark_consumed(tx, message.message_id);
-  infra::log::info("screening.decided", {{"payout_id", resource.id},
-                                         {"trigger", std::string(model::payout_trigger_name(trigger))},
-                                         {"list_version", result.list_version}});
+  infra::log::info("screening.decided",
+                   {{"payout_id", resource.id},
+                    {"trigger", std::string(model::payout_trigger_name(trigger))},
+                    {"list_version", result.list_version}});
   return model::ok_status();
 }
 
@@ -87,8 +90,8 @@ HandlerOutcome screen_payout(infra::runtime::WorkerContext& context,
         model::Error::make(model::ErrorCode::sanctions_unavailable, "sanctions lists not loaded"),
         message.message_id);
   }
-  auto decided = context.pool.transact(
-      [&](pqxx::work& tx) { return record_decision(tx, message, *lists); });
+  auto decided =
+      context.pool.transact([&](pqxx::work& tx) { return record_decision(tx, message, *lists); });
   if (!decided.ok()) return infra::runtime::retry_after(decided.error(), message.message_id);
   return HandlerOutcome::done;
 }

@@ -37,9 +37,9 @@ model::Status confirm(pqxx::work& tx, const Adapters& adapters, const topics::En
   if (adapter == nullptr) {
     return model::Error::make(model::ErrorCode::provider_unavailable, "no live chain adapter");
   }
-  auto confirmed = adapter->confirmed(
-      {broadcast->reference, resource.network, resource.currency, resource.amount, resource.address},
-      *broadcast->tx_hash);
+  auto confirmed = adapter->confirmed({broadcast->reference, resource.network, resource.currency,
+                                       resource.amount, resource.address},
+                                      *broadcast->tx_hash);
   if (!confirmed.ok()) return confirmed.error();
   if (!*confirmed) {
     not_yet_confirmed = true;

@@ -53,13 +53,15 @@ std::string random_address(std::mt19937_64& random) {
 
 Sample create_one(CURL* curl, const Options& options, int index, std::mt19937_64& random) {
   const auto& key = options.keys[static_cast<std::size_t>(index) % options.keys.size()];
-  const std::string body = R"({"amount":"0.01","currency":"USDC","destination":{"network":"polygon","address":")" +
-                           random_address(random) + R"("}})";
+  const std::string body =
+      R"({"amount":"0.01","currency":"USDC","destination":{"network":"polygon","address":")" +
+      random_address(random) + R"("}})";
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, ("X-API-Key: " + key).c_str());
   headers = curl_slist_append(headers, "Content-Type: application/json");
   headers = curl_slist_append(
-      headers, ("Idempotency-Key: bench-" + std::to_string(random()) + "-" + std::to_string(index)).c_str());
+      headers,
+      ("Idempotency-Key: bench-" + std::to_string(random()) + "-" + std::to_string(index)).c_str());
   std::string response;
   const auto url = options.url + "/v1/payouts";
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -129,8 +131,9 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   const auto options = parse(argc, argv);
   if (options.keys.empty() || options.database_url.empty()) {
-    std::fprintf(stderr, "usage: payrail-bench-payouts --keys k1,k2 --database-url URL "
-                         "[--url http://127.0.0.1:8080] [--count 2000] [--concurrency 16]\n");
+    std::fprintf(stderr,
+                 "usage: payrail-bench-payouts --keys k1,k2 --database-url URL "
+                 "[--url http://127.0.0.1:8080] [--count 2000] [--concurrency 16]\n");
     return 2;
   }
   curl_global_init(CURL_GLOBAL_ALL);
