@@ -9,7 +9,7 @@ std::string format_utc(TimePoint point) {
   const auto seconds = std::chrono::system_clock::to_time_t(point);
   std::tm parts{};
   gmtime_r(&seconds, &parts);
-  char buffer[32];
+  char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02dZ", parts.tm_year + 1900,
                 parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec);
   return buffer;

@@ -96,7 +96,7 @@ TEST_F(Authentication, BearerKeyWorksLikeXApiKey) {
 
 TEST_F(Authentication, MalformedAuthorizationIs401) {
   const auto& key = organization_->test_key;
-  for (const std::string value : {"Basic " + infra::crypto::base64url_encode("user:pass"),
+  for (const std::string& value : {"Basic " + infra::crypto::base64url_encode("user:pass"),
                                   std::string("Bearer"), key, "Token " + key, "Bearer" + key}) {
     const auto response = http().get("/v1/api-keys", {{"Authorization", value}});
     EXPECT_EQ(response.status, 401) << value;

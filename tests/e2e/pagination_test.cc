@@ -172,7 +172,7 @@ TEST_F(Pagination, UnknownOrMalformedCursorIsRejected) {
   const auto other = stack_->create_organization();
   const auto other_key_id =
       stack_->database().scalar("SELECT id FROM api_keys WHERE org_id = '" + other.id + "'");
-  for (const std::string cursor :
+  for (const std::string& cursor :
        {std::string("key_") + std::string(24, 'A'), std::string("abc"), std::string(""),
         std::string("po_") + std::string(24, 'A'), other_key_id, "key_" + std::string(200, 'x')}) {
     EXPECT_TRUE(is_error(stack_->http().get("/v1/api-keys?starting_after=" + cursor,
