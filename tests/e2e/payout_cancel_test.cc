@@ -12,7 +12,10 @@ namespace {
 
 class PayoutCancel : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { stack_ = new TestStack(); }
+  // Creates answer after this wait when the screening worker is held back on purpose.
+  static void SetUpTestSuite() {
+    stack_ = new TestStack({.env = {{"PAYRAIL_SCREENING_WAIT_MS", "1000"}}});
+  }
   static void TearDownTestSuite() { delete stack_; }
   void SetUp() override { org_ = stack_->create_organization(); }
   void TearDown() override { EXPECT_EQ(ledger_mismatch(stack_->database()), ""); }

@@ -39,6 +39,9 @@ TestStack::TestStack(StackOptions options)
        infra::crypto::hex_encode(infra::crypto::random_bytes(32))},
       {"PAYRAIL_WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_TEST", "true"},
       {"PAYRAIL_SETTLEMENT_DELAY_MS", "100"},
+      // Tests assert the 202/403 answers, which come only if screening decides within the wait;
+      // a loaded CI machine must not turn them into 201 pending. Decisions end the wait early.
+      {"PAYRAIL_SCREENING_WAIT_MS", "10000"},
       {"PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", "3000"},
       {"PAYRAIL_KAFKA_SESSION_TIMEOUT_MS", "6000"},
       {"PAYRAIL_DB_POOL_SIZE", "8"},
