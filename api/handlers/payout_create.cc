@@ -8,7 +8,6 @@
 #include "api/services.h"
 #include "infra/chain/chain_adapter.h"
 #include "infra/crypto/crypto.h"
-#include "infra/log/log.h"
 #include "infra/outbox/relay.h"
 #include "infra/repositories/payouts.h"
 #include "infra/repositories/screening_workers.h"
@@ -136,13 +135,23 @@ HttpResponse replayed(HttpResponse response, const std::optional<std::string>& r
   return response;
 }
 
-void record_response(Services& services, const idempotency::Scope& scope,
-                     const HttpResponse& response, const std::string& request_id) {
-  if (auto stored =
-          idempotency::complete(*services.db, scope, response.status, response.body, request_id);
-      !stored.ok()) {
-    infra::log::warn("idempotency.store_failed", {{"error", stored.error().message}});
-  }
+// Reads the payout, builds the answer and records it for replays, in one transaction.
+model::Result<HttpResponse> answer_from_payout(Services& services, const idempotency::Scope& scope,
+                                               const std::string& payout_id,
+                                               const std::string& request_id) {
+  return services.db->transact([&](pqxx::work& tx) -> model::Result<HttpResponse> {
+    const auto payout = payouts::find(tx, scope.org_id, scope.mode, payout_id);
+    if (!payout) return Error::make(ErrorCode::internal_error, "An internal error occurred.");
+    auto response = decision_response(*payout, request_id);
+    idempotency::complete(tx, scope, response.status, response.body, request_id);
+    return response;
+  });
+}
+
+void send(Responder& responder, model::Result<HttpResponse> response, bool replay) {
+  if (!response.ok()) return responder.send_error(response.error());
+  responder.send(replay ? replayed(std::move(response.value()), std::nullopt)
+                        : std::move(response.value()));
 }
 
 // A second request with a key that was already used: the original answer, a conflict, or
@@ -169,16 +178,10 @@ void respond_existing(const RequestContext& context, Responder responder,
     return responder.send_error(error);
   }
   // The first request never recorded its answer (its process died): answer from the payout.
-  auto found = payouts::find(*context.services->db, request.scope.org_id, request.scope.mode,
-                             record.resource_id);
-  if (!found.ok() || !*found) {
-    return responder.send_error(
-        found.ok() ? Error::make(ErrorCode::internal_error, "An internal error occurred.")
-                   : found.error());
-  }
-  auto response = decision_response(**found, responder.request_id());
-  record_response(*context.services, request.scope, response, responder.request_id());
-  responder.send(replayed(std::move(response), std::nullopt));
+  send(responder,
+       answer_from_payout(*context.services, request.scope, record.resource_id,
+                          responder.request_id()),
+       true);
 }
 
 struct PendingCreate {
@@ -189,17 +192,10 @@ struct PendingCreate {
 };
 
 void finish_create(const std::shared_ptr<PendingCreate>& pending) {
-  auto& services = *pending->context->services;
-  auto found =
-      payouts::find(*services.db, pending->scope.org_id, pending->scope.mode, pending->payout_id);
-  if (!found.ok() || !*found) {
-    return pending->responder.send_error(
-        found.ok() ? Error::make(ErrorCode::internal_error, "An internal error occurred.")
-                   : found.error());
-  }
-  auto response = decision_response(**found, pending->responder.request_id());
-  record_response(services, pending->scope, response, pending->responder.request_id());
-  pending->responder.send(std::move(response));
+  send(pending->responder,
+       answer_from_payout(*pending->context->services, pending->scope, pending->payout_id,
+                          pending->responder.request_id()),
+       false);
 }
 
 bool decided(model::PayoutStatus status) {
@@ -232,11 +228,16 @@ void create_payout(ContextPtr context, Responder responder) {
   auto request = validate(*context);
   if (!request.ok()) return responder.send_error(request.error());
   auto& services = *context->services;
-  // A retry with a used key gets the original answer before anything else is checked again.
-  auto existing = idempotency::find(*services.db, request->scope);
-  if (!existing.ok()) return responder.send_error(existing.error());
-  if (*existing) return respond_existing(*context, std::move(responder), *request, **existing);
-  if (auto live = check_live_mode(*context); !live.ok()) return responder.send_error(live.error());
+  if (context->api_key->mode == model::Mode::live) {
+    // A retry with a used key gets the original answer even if live payouts became unavailable
+    // since. (In test mode nothing is checked between here and the claim in create().)
+    auto existing = idempotency::find(*services.db, request->scope);
+    if (!existing.ok()) return responder.send_error(existing.error());
+    if (*existing) return respond_existing(*context, std::move(responder), *request, **existing);
+    if (auto live = check_live_mode(*context); !live.ok()) {
+      return responder.send_error(live.error());
+    }
+  }
   auto outcome = payouts::create(*services.db, *request);
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
@@ -244,7 +245,10 @@ void create_payout(ContextPtr context, Responder responder) {
   }
   services.relay->wake();
   if (services.config.screening_wait_ms == 0) {
-    return responder.send(decision_response(*outcome->created, responder.request_id()));
+    return send(responder,
+                answer_from_payout(services, request->scope, outcome->created->resource.id,
+                                   responder.request_id()),
+                false);
   }
   await_decision(std::move(context), std::move(responder), *outcome->created, request->scope);
 }

@@ -58,12 +58,9 @@ model::Result<std::optional<Record>> find(pg::Pool& pool, const Scope& scope) {
       [&](pqxx::work& tx) -> model::Result<std::optional<Record>> { return find(tx, scope); });
 }
 
-model::Status complete(pg::Pool& pool, const Scope& scope, int status, const std::string& body,
-                       const std::string& request_id) {
-  return pool.transact([&](pqxx::work& tx) -> model::Status {
-    pg::exec(tx, kComplete, scope.org_id, mode_text(scope), scope.key, status, body, request_id);
-    return model::ok_status();
-  });
+void complete(pqxx::work& tx, const Scope& scope, int status, const std::string& body,
+              const std::string& request_id) {
+  pg::exec(tx, kComplete, scope.org_id, mode_text(scope), scope.key, status, body, request_id);
 }
 
 model::Result<long> purge_expired(pg::Pool& pool, int batch_max) {

@@ -39,8 +39,8 @@ std::optional<Record> find(pqxx::work& tx, const Scope& scope);
 model::Result<std::optional<Record>> find(pg::Pool& pool, const Scope& scope);
 
 // Stores the response first sent for the key, so replays return exactly it.
-model::Status complete(pg::Pool& pool, const Scope& scope, int status, const std::string& body,
-                       const std::string& request_id);
+void complete(pqxx::work& tx, const Scope& scope, int status, const std::string& body,
+              const std::string& request_id);
 
 // Deletes records past retention; returns how many.
 model::Result<long> purge_expired(pg::Pool& pool, int batch_max);

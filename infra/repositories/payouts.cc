@@ -256,13 +256,18 @@ model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view payout_id,
   });
 }
 
+std::optional<PayoutRow> find(pqxx::work& tx, std::string_view org_id, model::Mode mode,
+                              std::string_view payout_id) {
+  const auto rows =
+      pg::exec(tx, kFind, std::string(payout_id), std::string(org_id), mode_text(mode));
+  if (rows.empty()) return std::nullopt;
+  return read_row(rows[0]);
+}
+
 model::Result<std::optional<PayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                              model::Mode mode, std::string_view payout_id) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<PayoutRow>> {
-    const auto rows =
-        pg::exec(tx, kFind, std::string(payout_id), std::string(org_id), mode_text(mode));
-    if (rows.empty()) return std::optional<PayoutRow>();
-    return std::optional<PayoutRow>(read_row(rows[0]));
+    return find(tx, org_id, mode, payout_id);
   });
 }
 
