@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "tests/support/api_suite.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
 
@@ -24,18 +25,8 @@ std::set<std::string> scopes_of(const rapidjson::Value& key) {
   return scopes;
 }
 
-class ApiKeys : public ::testing::Test {
+class ApiKeys : public ApiSuite<ApiKeys> {
  protected:
-  static void SetUpTestSuite() {
-    stack_ = new TestStack({.workers = {}, .env = {}});
-    organization_ = new TestOrganization(stack_->create_organization());
-  }
-  static void TearDownTestSuite() {
-    delete organization_;
-    delete stack_;
-  }
-  static const HttpClient& http() { return stack_->http(); }
-
   static HttpResult create(const std::string& body, const std::string& api_key = "") {
     return http().post("/v1/api-keys", body,
                        with_key(api_key.empty() ? organization_->test_key : api_key));
@@ -54,12 +45,7 @@ class ApiKeys : public ::testing::Test {
     EXPECT_EQ(code, 0) << output;
     return output;
   }
-
-  static TestStack* stack_;
-  static TestOrganization* organization_;
 };
-TestStack* ApiKeys::stack_ = nullptr;
-TestOrganization* ApiKeys::organization_ = nullptr;
 
 TEST_F(ApiKeys, CreateShowsTheSecretOnce) {
   const auto response = create(

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "infra/crypto/crypto.h"
+#include "tests/support/api_suite.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
 
@@ -14,18 +15,8 @@ namespace {
 constexpr std::size_t kSecretLength = 40;  // base62 characters after ck_test_
 constexpr auto kLastUsedWait = std::chrono::seconds(15);
 
-class Authentication : public ::testing::Test {
+class Authentication : public ApiSuite<Authentication> {
  protected:
-  static void SetUpTestSuite() {
-    stack_ = new TestStack({.workers = {}, .env = {}});
-    organization_ = new TestOrganization(stack_->create_organization());
-  }
-  static void TearDownTestSuite() {
-    delete organization_;
-    delete stack_;
-  }
-  static const HttpClient& http() { return stack_->http(); }
-
   static rapidjson::Document create_key(const std::string& api_key,
                                         const std::string& body = R"({"mode":"test"})") {
     const auto response = http().post("/v1/api-keys", body, with_key(api_key));
@@ -43,12 +34,7 @@ class Authentication : public ::testing::Test {
     }
     return std::nullopt;
   }
-
-  static TestStack* stack_;
-  static TestOrganization* organization_;
 };
-TestStack* Authentication::stack_ = nullptr;
-TestOrganization* Authentication::organization_ = nullptr;
 
 TEST_F(Authentication, NoKeyIsApiKeyMissing) {
   for (const std::string path : {"/v1/api-keys", "/v1/organization", "/v1/balances", "/v1/payouts",
@@ -97,7 +83,7 @@ TEST_F(Authentication, BearerKeyWorksLikeXApiKey) {
 TEST_F(Authentication, MalformedAuthorizationIs401) {
   const auto& key = organization_->test_key;
   for (const std::string& value : {"Basic " + infra::crypto::base64url_encode("user:pass"),
-                                  std::string("Bearer"), key, "Token " + key, "Bearer" + key}) {
+                                   std::string("Bearer"), key, "Token " + key, "Bearer" + key}) {
     const auto response = http().get("/v1/api-keys", {{"Authorization", value}});
     EXPECT_EQ(response.status, 401) << value;
     EXPECT_TRUE(is_error(response, 401, "api_key_invalid")) << value;

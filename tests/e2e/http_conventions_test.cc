@@ -12,6 +12,7 @@
 #include <set>
 #include <vector>
 
+#include "tests/support/api_suite.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
 
@@ -22,24 +23,10 @@ namespace {
 // answer or a close) well within this.
 constexpr auto kRawAnswerDeadline = std::chrono::seconds(20);
 
-class HttpConventions : public ::testing::Test {
+class HttpConventions : public ApiSuite<HttpConventions> {
  protected:
-  static void SetUpTestSuite() {
-    stack_ = new TestStack({.workers = {}, .env = {}});
-    organization_ = new TestOrganization(stack_->create_organization());
-  }
-  static void TearDownTestSuite() {
-    delete organization_;
-    delete stack_;
-  }
-  static const HttpClient& http() { return stack_->http(); }
   static Headers key(Headers extra = {}) { return with_key(organization_->test_key, extra); }
-
-  static TestStack* stack_;
-  static TestOrganization* organization_;
 };
-TestStack* HttpConventions::stack_ = nullptr;
-TestOrganization* HttpConventions::organization_ = nullptr;
 
 // `depth` levels of nesting in total: the object and depth-1 arrays under an unknown field.
 std::string nested_body(int depth) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "tests/support/api_suite.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
 
@@ -21,16 +22,11 @@ struct ListPage {
   std::optional<std::string> next_cursor;
 };
 
-class Pagination : public ::testing::Test {
+class Pagination : public ApiSuite<Pagination> {
  protected:
   static void SetUpTestSuite() {
-    stack_ = new TestStack({.workers = {}, .env = {}});
-    organization_ = new TestOrganization(stack_->create_organization());
+    ApiSuite::SetUpTestSuite();
     for (int i = 0; i < kExtraKeys; ++i) create_key(organization_->test_key);
-  }
-  static void TearDownTestSuite() {
-    delete organization_;
-    delete stack_;
   }
 
   static std::string create_key(const std::string& api_key) {
@@ -86,12 +82,7 @@ class Pagination : public ::testing::Test {
         "bad_request", "limit"))
         << "limit=" << value;
   }
-
-  static TestStack* stack_;
-  static TestOrganization* organization_;
 };
-TestStack* Pagination::stack_ = nullptr;
-TestOrganization* Pagination::organization_ = nullptr;
 
 TEST_F(Pagination, LimitOutsideOneToHundredOrNotAPlainIntegerIsRejected) {
   for (const std::string value :

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "api/handlers/handlers.h"
+#include "tests/support/api_suite.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
 
@@ -93,11 +94,10 @@ std::vector<ScopedRoute> scoped_routes() {
   return routes;
 }
 
-class Scopes : public ::testing::Test {
+class Scopes : public ApiSuite<Scopes> {
  protected:
   static void SetUpTestSuite() {
-    stack_ = new TestStack({.workers = {}, .env = {}});
-    organization_ = new TestOrganization(stack_->create_organization());
+    ApiSuite::SetUpTestSuite();
     without_ = new std::map<std::string, std::string>();
     only_ = new std::map<std::string, std::string>();
     for (const auto& scope : kAllScopes) {
@@ -112,8 +112,7 @@ class Scopes : public ::testing::Test {
   static void TearDownTestSuite() {
     delete only_;
     delete without_;
-    delete organization_;
-    delete stack_;
+    ApiSuite::TearDownTestSuite();
   }
 
   static std::string create_key(const std::vector<std::string>& scopes) {
@@ -132,13 +131,9 @@ class Scopes : public ::testing::Test {
     return stack_->http().request(route.method, route.path, body, headers);
   }
 
-  static TestStack* stack_;
-  static TestOrganization* organization_;
   static std::map<std::string, std::string>* without_;  // scope -> key with all but that scope
   static std::map<std::string, std::string>* only_;     // scope -> key with just that scope
 };
-TestStack* Scopes::stack_ = nullptr;
-TestOrganization* Scopes::organization_ = nullptr;
 std::map<std::string, std::string>* Scopes::without_ = nullptr;
 std::map<std::string, std::string>* Scopes::only_ = nullptr;
 
