@@ -100,7 +100,7 @@ model::Status check_live_mode(const RequestContext& context) {
     return Error::make(ErrorCode::kyb_required, "Live payouts need a verified business (KYB).");
   }
   const auto& config = context.services->config;
-  if (!infra::chain::make_adapter(model::Mode::live, config.chain_adapter)) {
+  if (!infra::chain::live_adapter_configured(config.chain_adapter)) {
     return Error::make(
         ErrorCode::provider_unavailable,
         "Live stablecoin payouts are not available: no chain adapter is configured.");

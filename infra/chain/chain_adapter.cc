@@ -19,15 +19,17 @@ model::Result<bool> SimulatedChainAdapter::confirmed(const Transfer&, const std:
   return true;
 }
 
-bool is_known_adapter_name(std::string_view name) {
-  return name.empty() || name == "simulated";
+bool live_adapter_configured(std::string_view live_adapter_name) {
+  return live_adapter_name == "simulated";
 }
 
-std::unique_ptr<ChainAdapter> make_adapter(model::Mode mode, std::string_view live_adapter_name) {
-  if (mode == model::Mode::test || live_adapter_name == "simulated") {
-    return std::make_unique<SimulatedChainAdapter>();
-  }
-  return nullptr;
+ChainAdapters::ChainAdapters(std::string_view live_adapter_name)
+    : test_(std::make_unique<SimulatedChainAdapter>()) {
+  if (live_adapter_configured(live_adapter_name)) live_ = std::make_unique<SimulatedChainAdapter>();
+}
+
+ChainAdapter* ChainAdapters::for_mode(model::Mode mode) const {
+  return mode == model::Mode::test ? test_.get() : live_.get();
 }
 
 }  // namespace payrail::infra::chain

@@ -50,9 +50,19 @@ class SimulatedChainAdapter : public ChainAdapter {
 
 // Names accepted by PAYRAIL_CHAIN_ADAPTER for live mode: "" (none) and "simulated" (staging
 // only: live payouts run through the simulator and move no real funds).
-bool is_known_adapter_name(std::string_view name);
+// True when live mode has an adapter (PAYRAIL_CHAIN_ADAPTER names one).
+bool live_adapter_configured(std::string_view live_adapter_name);
 
-// The adapter for a mode; nullptr when live mode has none configured.
-std::unique_ptr<ChainAdapter> make_adapter(model::Mode mode, std::string_view live_adapter_name);
+// The adapter of each mode, created once per worker process.
+class ChainAdapters {
+ public:
+  explicit ChainAdapters(std::string_view live_adapter_name);
+  // nullptr when live mode has none configured.
+  ChainAdapter* for_mode(model::Mode mode) const;
+
+ private:
+  std::unique_ptr<ChainAdapter> test_;
+  std::unique_ptr<ChainAdapter> live_;
+};
 
 }  // namespace payrail::infra::chain

@@ -129,6 +129,9 @@ model::Result<Config> load_config_from_environment() {
   for (const auto& check : checks) {
     if (!check.ok()) return check.error();
   }
+  if (!config.chain_adapter.empty() && config.chain_adapter != "simulated") {
+    return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none) or simulated");
+  }
   return config;
 }
 

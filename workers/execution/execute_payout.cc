@@ -65,7 +65,8 @@ infra::chain::Transfer transfer_of(const payouts::PayoutRow& payout, const std::
 
 }  // namespace
 
-HandlerOutcome execute_payout(infra::runtime::WorkerContext& context, const Adapters& adapters,
+HandlerOutcome execute_payout(infra::runtime::WorkerContext& context,
+                              const infra::chain::ChainAdapters& adapters,
                               const topics::Envelope& message) {
   auto begun = context.pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<Pending>> {
     return begin_execution(tx, message);
@@ -79,8 +80,7 @@ HandlerOutcome execute_payout(infra::runtime::WorkerContext& context, const Adap
     outcome.tx_hash = pending.broadcast.tx_hash.value_or("");
     outcome.failure_reason = pending.broadcast.failure_reason.value_or("");
   } else {
-    auto* adapter =
-        pending.payout.resource.mode == model::Mode::test ? adapters.test : adapters.live;
+    auto* adapter = adapters.for_mode(pending.payout.resource.mode);
     if (adapter == nullptr) {
       return infra::runtime::retry_after(
           model::Error::make(model::ErrorCode::provider_unavailable, "no live chain adapter"),

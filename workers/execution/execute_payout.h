@@ -6,15 +6,10 @@
 
 namespace payrail::workers::execution {
 
-struct Adapters {
-  infra::chain::ChainAdapter* test = nullptr;
-  infra::chain::ChainAdapter* live = nullptr;  // nullptr when none is configured
-};
-
 // PROCESSING IS IDEMPOTENT: guarded by status, the consumed mark, and the broadcast record (the
 // adapter is called again only while no outcome is recorded, with the same reference).
 infra::kafka::HandlerOutcome execute_payout(infra::runtime::WorkerContext& context,
-                                            const Adapters& adapters,
+                                            const infra::chain::ChainAdapters& adapters,
                                             const topics::Envelope& message);
 
 }  // namespace payrail::workers::execution

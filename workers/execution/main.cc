@@ -5,17 +5,13 @@
 
 int main() {
   using namespace payrail;
-  std::unique_ptr<infra::chain::ChainAdapter> test_adapter;
-  std::unique_ptr<infra::chain::ChainAdapter> live_adapter;
-  workers::execution::Adapters adapters;
+  std::unique_ptr<infra::chain::ChainAdapters> adapters;
   return infra::runtime::run_worker(
       "payrail-execution", topics::kPayoutsApproved,
       [&](infra::runtime::WorkerContext& context, const topics::Envelope& message) {
-        return workers::execution::execute_payout(context, adapters, message);
+        return workers::execution::execute_payout(context, *adapters, message);
       },
       [&](infra::runtime::WorkerContext& context) {
-        test_adapter = infra::chain::make_adapter(model::Mode::test, "");
-        live_adapter = infra::chain::make_adapter(model::Mode::live, context.config.chain_adapter);
-        adapters = {test_adapter.get(), live_adapter.get()};
+        adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
       });
 }

@@ -23,8 +23,8 @@ model::Result<long> delay_remaining_ms(infra::runtime::WorkerContext& context,
   });
 }
 
-model::Status confirm(pqxx::work& tx, const Adapters& adapters, const topics::Envelope& message,
-                      bool& not_yet_confirmed) {
+model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
+                      const topics::Envelope& message, bool& not_yet_confirmed) {
   auto payout = payouts::lock(tx, message.resource_id);
   const auto broadcast = payout ? broadcasts::find(tx, payout->resource.id) : std::nullopt;
   if (!payout || payout->status != model::PayoutStatus::processing || !broadcast ||
@@ -33,7 +33,7 @@ model::Status confirm(pqxx::work& tx, const Adapters& adapters, const topics::En
     return model::ok_status();
   }
   const auto& resource = payout->resource;
-  auto* adapter = resource.mode == model::Mode::test ? adapters.test : adapters.live;
+  auto* adapter = adapters.for_mode(resource.mode);
   if (adapter == nullptr) {
     return model::Error::make(model::ErrorCode::provider_unavailable, "no live chain adapter");
   }
@@ -53,7 +53,8 @@ model::Status confirm(pqxx::work& tx, const Adapters& adapters, const topics::En
 
 }  // namespace
 
-HandlerOutcome settle_payout(infra::runtime::WorkerContext& context, const Adapters& adapters,
+HandlerOutcome settle_payout(infra::runtime::WorkerContext& context,
+                             const infra::chain::ChainAdapters& adapters,
                              const topics::Envelope& message) {
   auto remaining = delay_remaining_ms(context, message);
   if (!remaining.ok()) return infra::runtime::retry_after(remaining.error(), message.message_id);

@@ -6,15 +6,10 @@
 
 namespace payrail::workers::settlement {
 
-struct Adapters {
-  infra::chain::ChainAdapter* test = nullptr;
-  infra::chain::ChainAdapter* live = nullptr;
-};
-
 // PROCESSING IS IDEMPOTENT: guarded by status and the consumed mark. Test mode confirms
 // PAYRAIL_SETTLEMENT_DELAY_MS after the broadcast (database time).
 infra::kafka::HandlerOutcome settle_payout(infra::runtime::WorkerContext& context,
-                                           const Adapters& adapters,
+                                           const infra::chain::ChainAdapters& adapters,
                                            const topics::Envelope& message);
 
 }  // namespace payrail::workers::settlement
