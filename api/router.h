@@ -1,5 +1,5 @@
 // The route table: every endpoint with its method, path, who may call it and the scope it needs
-// (service-interface.md "Summary" and contract-decisions.md). The OpenAPI document is checked
+// (docs/api.md "Endpoints"). The OpenAPI document is checked
 // against this table by the tests.
 #pragma once
 

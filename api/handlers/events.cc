@@ -1,4 +1,4 @@
-// GET /v1/events and POST /v1/events/{id}/redeliver (extensions, contract-decisions.md
+// GET /v1/events and POST /v1/events/{id}/redeliver (extensions, docs/api.md
 // "Events and webhooks").
 #include "infra/repositories/events.h"
 #include "api/handlers/common.h"

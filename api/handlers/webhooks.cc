@@ -1,5 +1,5 @@
 // POST /v1/webhooks, GET /v1/webhooks, DELETE /v1/webhooks/{id},
-// GET /v1/webhooks/{id}/deliveries (extension, contract-decisions.md "Events and webhooks").
+// GET /v1/webhooks/{id}/deliveries (extension, docs/api.md "Events and webhooks").
 #include <algorithm>
 #include <array>
 

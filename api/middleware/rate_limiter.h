@@ -1,4 +1,4 @@
-// Per-organization-and-mode token buckets (contract-decisions.md: 100 requests/s, burst 200),
+// Per-organization-and-mode token buckets (docs/api.md: 100 requests/s, burst 200),
 // shared by all keys of the organization in this API process. With several API processes
 // behind a load balancer each enforces the limit; set PAYRAIL_RATE_LIMIT_PER_SECOND to the
 // share of each (docs/operations.md).

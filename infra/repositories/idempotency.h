@@ -1,4 +1,4 @@
-// Idempotency records (contract-decisions.md "Idempotency"): one per (organization, mode, key),
+// Idempotency records (docs/api.md "Idempotency"): one per (organization, mode, key),
 // inserted in the same transaction as the resource it created. A concurrent identical request
 // blocks on the insert until the first commits, then finds the record: never two resources.
 #pragma once

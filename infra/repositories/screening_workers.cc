@@ -13,7 +13,24 @@ constexpr pg::Statement kAvailable{"screening_available",
                                    "SELECT 1 FROM screening_workers WHERE list_version IS NOT NULL "
                                    "AND heartbeat_at > now() - make_interval(secs => $1) LIMIT 1"};
 
+constexpr pg::Statement kLive{"screening_live",
+                              "SELECT worker_id, list_version FROM screening_workers "
+                              "WHERE heartbeat_at > now() - make_interval(secs => $1) "
+                              "ORDER BY worker_id"};
+
 }  // namespace
+
+model::Result<std::vector<LiveWorker>> list_live(pg::Pool& pool) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<LiveWorker>> {
+    std::vector<LiveWorker> workers;
+    for (const auto& row : pg::exec(tx, kLive, kHeartbeatFreshSeconds)) {
+      workers.push_back(
+          {row[0].as<std::string>(),
+           row[1].is_null() ? std::nullopt : std::optional<std::string>(row[1].as<std::string>())});
+    }
+    return workers;
+  });
+}
 
 model::Status heartbeat(pg::Pool& pool, const std::string& worker_id,
                         const std::optional<std::string>& list_version) {

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "infra/pg/pool.h"
 
@@ -12,6 +13,14 @@ constexpr int kHeartbeatFreshSeconds = 15;
 
 model::Status heartbeat(pg::Pool& pool, const std::string& worker_id,
                         const std::optional<std::string>& list_version);
+
+struct LiveWorker {
+  std::string worker_id;
+  std::optional<std::string> list_version;  // nullopt: no lists loaded
+};
+
+// Screening workers that reported within kHeartbeatFreshSeconds, with the version each uses.
+model::Result<std::vector<LiveWorker>> list_live(pg::Pool& pool);
 
 // True when some screening worker with loaded sanctions lists reported in recently.
 model::Result<bool> sanctions_available(pg::Pool& pool);

@@ -1,6 +1,7 @@
 #include "infra/sanctions/sanctions.h"
 
 #include "infra/crypto/crypto.h"
+#include "schemas/model/source_tree.h"
 
 #include <algorithm>
 #include <array>
@@ -599,16 +600,17 @@ std::optional<std::string> find_default_sanctions_directory() {
       configured != nullptr && *configured != '\0') {
     return std::string(configured);
   }
-#ifdef PAYRAIL_SOURCE_DIR
-  for (fs::path directory = fs::path(PAYRAIL_SOURCE_DIR).lexically_normal(); !directory.empty();
-       directory = directory.parent_path()) {
-    const auto candidate = directory / "shared" / "data" / "sanctions";
-    std::error_code error;
-    if (fs::is_directory(candidate, error)) return candidate.string();
-    if (directory == directory.parent_path()) break;
-  }
-#endif
+  const auto shipped = fs::path(model::source_directory()) / "data" / "sanctions";
+  std::error_code error;
+  if (fs::is_directory(shipped, error)) return shipped.lexically_normal().string();
   return std::nullopt;
+}
+
+std::string snapshot_directory(const std::string& root) {
+  const auto current = fs::path(root) / kCurrentSnapshotLink;
+  std::error_code error;
+  if (fs::is_directory(current, error)) return current.string();
+  return root;
 }
 
 // ---- SanctionsWatcher. ----
@@ -628,7 +630,10 @@ std::vector<SanctionsWatcher::FileStamp> SanctionsWatcher::fingerprint() const {
         std::chrono::duration_cast<std::chrono::nanoseconds>(modified.time_since_epoch());
     stamps.push_back({std::move(name), size, nanoseconds.count()});
   };
-  const fs::path root(directory_);
+  const fs::path root(snapshot_directory(directory_));
+  // An installed snapshot is swapped by re-pointing `current`: the target is part of the stamp.
+  std::error_code error;
+  stamps.push_back({"target:" + fs::weakly_canonical(root, error).string(), 0, 0});
   add(root / kSdnFileName, std::string(kSdnFileName));
   auto files = list_address_files(root / kAddressFolderName);
   if (files) {
@@ -642,7 +647,7 @@ model::Result<bool> SanctionsWatcher::reload_if_changed(bool force) {
   // Taken before reading: a change made during the load shows up as a change next time.
   auto stamps = fingerprint();
   if (!force && loaded_fingerprint_ && *loaded_fingerprint_ == stamps) return false;
-  auto loaded = SanctionsLists::load(directory_);
+  auto loaded = SanctionsLists::load(snapshot_directory(directory_));
   if (!loaded) return std::move(loaded).error();
   loaded_fingerprint_ = std::move(stamps);
   const auto previous = current_.load();

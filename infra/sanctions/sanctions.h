@@ -77,12 +77,17 @@ class SanctionsLists {  // immutable after load; safe for concurrent reads
 // whitespace collapsed, words sorted and joined by one space: "SMITH, John" -> "john smith".
 std::string normalize_name(std::string_view name);
 
-// The data directory rule shared by tests and services: $PAYRAIL_SANCTIONS_DIR when set,
-// otherwise the first `shared/data/sanctions` directory found walking up from the checkout
-// (PAYRAIL_SOURCE_DIR) through its ancestors.
+// The sanctions root shared by tests and services: $PAYRAIL_SANCTIONS_DIR when set, otherwise
+// the snapshot shipped with the checkout (data/sanctions). Nothing outside the checkout is read.
 std::optional<std::string> find_default_sanctions_directory();
 
-// Watches a directory and reloads when its content changes; used by the screening worker.
+// `payrail sanctions-update` installs snapshots under <root>/snapshots/ and points the symlink
+// <root>/current at the one in use; a root without `current` is itself the snapshot.
+inline constexpr std::string_view kCurrentSnapshotLink = "current";
+std::string snapshot_directory(const std::string& root);
+
+// Watches a sanctions root and reloads when the snapshot in use (see snapshot_directory) changes
+// or is swapped; used by the screening worker.
 // Construction does no I/O: call reload_if_changed() once to load (and see any error).
 class SanctionsWatcher {
  public:

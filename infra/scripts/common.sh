@@ -8,7 +8,7 @@ PAYRAIL_PACKAGES=(
   libpistache-dev librdkafka-dev libpqxx-dev rapidjson-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev librapidcheck-dev
   postgresql postgresql-contrib iso-codes
-  kcat wrk hyperfine faketime
+  kcat wrk hyperfine faketime ccache
 )
 # Needed as commands; any provider will do (e.g. NodeSource's nodejs bundles npm and conflicts
 # with Debian's npm package).
@@ -45,7 +45,11 @@ install_packages() {
 build_payrail() {
   local with_tests=$1
   say "building ($PAYRAIL_BUILD_DIR, Release, tests=$with_tests)"
+  # ccache (installed above) makes rebuilds and other checkouts' builds cheap; paths are hashed
+  # relative to the build directory so every checkout shares the cache.
+  export CCACHE_BASEDIR=/
   cmake -S "$PAYRAIL_ROOT" -B "$PAYRAIL_BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
     -DPAYRAIL_BUILD_TESTS="$with_tests" >/dev/null || die "cmake configure failed"
   cmake --build "$PAYRAIL_BUILD_DIR" -j"$(nproc)" >/dev/null 2>"$PAYRAIL_BUILD_DIR.log" || {
     tail -n 60 "$PAYRAIL_BUILD_DIR.log" >&2

@@ -1,4 +1,4 @@
-// The event names an endpoint can subscribe to (contract-decisions.md "Events and webhooks"):
+// The event names an endpoint can subscribe to (docs/api.md "Events and webhooks"):
 // the interface's payout, fiat payout and collection events plus the documented extensions.
 #pragma once
 

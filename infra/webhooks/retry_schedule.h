@@ -1,4 +1,4 @@
-// The retry schedule (contract-decisions.md "Events and webhooks"): after a failed attempt the
+// The retry schedule (docs/api.md "Events and webhooks"): after a failed attempt the
 // next one waits the schedule's next delay, jittered by ±10% so that receivers recovering from
 // an outage are not hit by every retry at the same instant. After the last delay's attempt fails
 // the delivery is failed: a schedule of n delays allows n + 1 attempts.

@@ -1,4 +1,4 @@
-// Webhook signatures (contract-decisions.md "Events and webhooks"):
+// Webhook signatures (docs/api.md "Events and webhooks"):
 //
 //   Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>
 //

@@ -1,6 +1,6 @@
 // The error catalogue: every error the service can return, with its HTTP status, envelope type
-// and wire code. The contract's table (service-interface.md "Errors") plus the codes that
-// contract-decisions.md adds and the documented extensions in docs/errors.md.
+// and wire code: the contract's table (docs/api.md "Errors") plus the documented extensions in
+// docs/errors.md.
 #pragma once
 
 #include <string_view>

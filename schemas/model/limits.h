@@ -1,4 +1,4 @@
-// Payout limits in USD (contract-decisions.md "Limits"), the defaults per mode, and the fixed
+// Payout limits in USD (docs/api.md "Limits"), the defaults per mode, and the fixed
 // test-mode valuation table used to value amounts in USD.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The Payout resource as the API shows it (service-interface.md "Payout"). The same rendering is
+// The Payout resource as the API shows it (docs/api.md "Payout"). The same rendering is
 // used for API responses and for event snapshots, so they can never disagree.
 #pragma once
 
@@ -33,7 +33,7 @@ void write_payout_members(json::Writer& writer, const Payout& payout);
 // {"id": ..., "object": "payout", ...}
 std::string payout_json(const Payout& payout);
 
-// The flat event snapshot (contract-decisions.md "Events and webhooks"):
+// The flat event snapshot (docs/api.md "Events and webhooks"):
 // {"event", "event_id", "occurred_at", "sequence", <every payout field>}.
 std::string payout_event_json(const Payout& payout, std::string_view event_type,
                               std::string_view event_id, std::string_view occurred_at,

@@ -1,7 +1,7 @@
 // The payout state machine as data: one row per allowed (from, trigger) pair with its target
 // state and effects. The API and every worker apply transitions only through this table; any
-// pair not listed is forbidden. Source: service-interface.md "States and transitions / Payout"
-// plus the approval and reject operations of contract-decisions.md.
+// pair not listed is forbidden. Source: the contract's payout states with the approval and reject
+// operations (docs/api.md "Payouts").
 #pragma once
 
 #include <optional>

@@ -5,8 +5,8 @@
 
 namespace payrail::model {
 
-// Grantable scopes (service-interface.md plus the two collection scopes of
-// contract-decisions.md). A key created without `scopes` gets all of them.
+// Grantable scopes (docs/api.md "Authentication and scopes"): the seven of the contract plus
+// collections:write and collections:read. A key created without `scopes` gets all of them.
 inline constexpr std::array<std::string_view, 9> kGrantableScopes{
     "payouts:write",      "payouts:read",      "balances:read",
     "webhooks:write",     "webhooks:read",     "organization:read",

@@ -27,7 +27,7 @@ struct ContractRoute {
   std::string scope;
 };
 
-// service-interface.md "Summary" plus the API-key endpoints of contract-decisions.md.
+// docs/api.md "Endpoints".
 const std::vector<ContractRoute> kContractRoutes{
     {"POST", "/v1/payouts", "payouts:write"},
     {"GET", "/v1/payouts", "payouts:read"},

@@ -1,5 +1,6 @@
-// The screening worker reloads the sanctions lists when their files change, without a restart,
-// and records the new list version on the decisions it makes with them.
+// The screening worker reloads the sanctions lists when their files change or when
+// `payrail sanctions-update` installs a newer snapshot, without a restart, and records the new
+// list version on the decisions it makes with them.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -41,6 +42,25 @@ class ScreeningReload : public ::testing::Test {
 TestStack* ScreeningReload::stack_ = nullptr;
 fs::path ScreeningReload::copy_;
 
+// How many times the screening worker loaded lists (the first is the load at start).
+std::size_t load_count(TestStack& stack) {
+  const auto log = stack.process("screening").log();
+  std::size_t count = 0;
+  for (auto at = log.find("sanctions.loaded"); at != std::string::npos;
+       at = log.find("sanctions.loaded", at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+bool wait_for_loads(TestStack& stack, std::size_t count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (load_count(stack) < count && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return load_count(stack) >= count;
+}
+
 TEST_F(ScreeningReload, NewlyListedAddressIsBlockedWithoutRestart) {
   const auto org = stack_->create_organization();
   const auto address = random_evm_address();
@@ -54,21 +74,8 @@ TEST_F(ScreeningReload, NewlyListedAddressIsBlockedWithoutRestart) {
   std::ofstream(copy_ / "digital-currency-addresses" / "sanctioned_addresses_ETH.txt",
                 std::ios::app)
       << address << "\n";
-  // The first "sanctions.loaded" is the load at start; wait for the reload.
-  const auto loads = [&] {
-    const auto log = stack_->process("screening").log();
-    std::size_t count = 0;
-    for (auto at = log.find("sanctions.loaded"); at != std::string::npos;
-         at = log.find("sanctions.loaded", at + 1)) {
-      ++count;
-    }
-    return count;
-  };
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (loads() < 2 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_GE(loads(), 2u) << "the screening worker did not reload the changed lists";
+  ASSERT_TRUE(wait_for_loads(*stack_, load_count(*stack_) + 1))
+      << "the screening worker did not reload the changed lists";
   const auto after = create_payout(stack_->http(), org.test_key, "after",
                                    payout_body("1", "USDC", "polygon", address));
   ASSERT_EQ(after.status, 403) << after.body;
@@ -80,6 +87,52 @@ TEST_F(ScreeningReload, NewlyListedAddressIsBlockedWithoutRestart) {
       "SELECT screening_list_version FROM payouts WHERE id = '" + id + "'");
   EXPECT_NE(new_version, old_version);
   EXPECT_EQ(ledger_mismatch(stack_->database()), "");
+}
+
+// An operator installs a downloaded snapshot with the CLI; the running worker switches to it and
+// `payrail sanctions-status` shows the version it uses.
+TEST_F(ScreeningReload, SanctionsUpdateInstallsASnapshotTheWorkerUses) {
+  const auto download = copy_.parent_path() / ("payrail-download-" + std::to_string(getpid()));
+  fs::remove_all(download);
+  fs::create_directories(download / "addresses");
+  const auto in_use = fs::path(infra::sanctions::snapshot_directory(copy_.string()));
+  fs::copy_file(in_use / "ofac-sdn.csv", download / "sdn.csv");
+  for (const auto& entry : fs::directory_iterator(in_use / "digital-currency-addresses")) {
+    fs::copy_file(entry.path(), download / "addresses" / entry.path().filename());
+  }
+  const auto address = random_evm_address();
+  std::ofstream(download / "addresses" / "sanctioned_addresses_USDC.txt", std::ios::app)
+      << "\n"
+      << address << "\n";
+  const auto loads_before = load_count(*stack_);
+  const auto [code, output] =
+      stack_->cli({"sanctions-update", "--sdn", (download / "sdn.csv").string(), "--addresses",
+                   (download / "addresses").string()});
+  fs::remove_all(download);
+  ASSERT_EQ(code, 0) << output;
+  ASSERT_NE(output.find("installed sdn:"), std::string::npos) << output;
+  const auto version = output.substr(output.find("sdn:"),
+                                     output.find(' ', output.find("sdn:")) - output.find("sdn:"));
+  ASSERT_TRUE(wait_for_loads(*stack_, loads_before + 1)) << "the worker did not load the update";
+
+  const auto org = stack_->create_organization();
+  const auto blocked = create_payout(stack_->http(), org.test_key, "after-update",
+                                     payout_body("1", "USDC", "base", address));
+  ASSERT_EQ(blocked.status, 403) << blocked.body;
+  const std::string id = blocked.json()["error"]["payout_id"].GetString();
+  EXPECT_EQ(stack_->database().scalar("SELECT screening_list_version FROM payouts WHERE id = '" +
+                                      id + "'"),
+            version);
+  // Heartbeats carry the loaded version every 2 s.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  std::string status;
+  while (std::chrono::steady_clock::now() < deadline) {
+    status = stack_->cli({"sanctions-status"}).second;
+    if (status.find("worker\t" + version) != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_NE(status.find("on disk\t" + version), std::string::npos) << status;
+  EXPECT_NE(status.find("worker\t" + version), std::string::npos) << status;
 }
 
 }  // namespace

@@ -31,8 +31,8 @@ std::string big_number(EVP_PKEY* key, const char* name) {
   return bytes;
 }
 
-// The error type of each code, copied from the contract's tables (service-interface.md "Codes"
-// and contract-decisions.md), not from the implementation.
+// The error type of each code, copied from the contract's tables (docs/api.md "Errors"), not
+// from the implementation.
 const std::map<std::string, std::string, std::less<>>& contract_types() {
   static const std::map<std::string, std::string, std::less<>> types{
       {"bad_request", "invalid_request_error"},

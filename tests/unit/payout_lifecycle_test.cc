@@ -1,5 +1,5 @@
-// The payout transition table against the contract (service-interface.md "States and
-// transitions / Payout" plus approve/reject from contract-decisions.md), restated here
+// The payout transition table against the contract (docs/api.md "Payouts", with approve and
+// reject), restated here
 // independently: every allowed row, and every other (status, trigger) pair forbidden.
 #include <gtest/gtest.h>
 

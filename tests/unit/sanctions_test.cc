@@ -1,6 +1,7 @@
 // Sanctions loader against the real OFAC data (shared/data/sanctions). Listed entries used for
 // hits are read from the data files here, never written into the test.
 #include "infra/sanctions/sanctions.h"
+#include "schemas/model/source_tree.h"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -104,11 +105,10 @@ std::shared_ptr<const SanctionsLists> real_lists() {
   return lists;
 }
 
-#define REQUIRE_REAL_LISTS(lists)                                                          \
-  const auto lists = real_lists();                                                         \
-  ASSERT_NE(lists, nullptr) << "sanctions data not found or not loadable (directory '"     \
-                            << data_directory() << "'); set PAYRAIL_SANCTIONS_DIR or put " \
-                            << "shared/data/sanctions above the checkout"
+#define REQUIRE_REAL_LISTS(lists)                                                      \
+  const auto lists = real_lists();                                                     \
+  ASSERT_NE(lists, nullptr) << "sanctions data not found or not loadable (directory '" \
+                            << data_directory() << "'); the checkout ships data/sanctions"
 
 // A private copy of the real data that a test may modify; removed afterwards.
 class ScratchCopy {
@@ -119,7 +119,7 @@ class ScratchCopy {
     path_ = pattern;
     try {
       fs::copy(data_directory(), path_, fs::copy_options::recursive);
-      // The shared data is read-only; the copy must be writable.
+      // The copy must be writable whatever the checkout's permissions.
       for (const auto& entry : fs::recursive_directory_iterator(path_)) {
         fs::permissions(entry.path(), fs::perms::owner_write, fs::perm_options::add);
       }
@@ -154,9 +154,13 @@ const std::string kAddedEvmAddress = "0xAbCdEf0123456789aBcDeF0123456789ABCDEF99
 
 TEST(SanctionsDirectoryTest, DefaultDirectoryIsFound) {
   const auto directory = find_default_sanctions_directory();
-  ASSERT_TRUE(directory.has_value()) << "no shared/data/sanctions above " << PAYRAIL_SOURCE_DIR
-                                     << " and PAYRAIL_SANCTIONS_DIR unset";
+  ASSERT_TRUE(directory.has_value()) << "no data/sanctions in " << model::source_directory();
   EXPECT_TRUE(fs::is_regular_file(fs::path(*directory) / "ofac-sdn.csv")) << *directory;
+  // The checkout's own copy, never a folder beside or above it.
+  if (std::getenv("PAYRAIL_SANCTIONS_DIR") == nullptr) {
+    EXPECT_EQ(fs::path(*directory),
+              (fs::path(model::source_directory()) / "data" / "sanctions").lexically_normal());
+  }
 }
 
 TEST(SanctionsListsTest, LoadCountsArePlausible) {

@@ -1,4 +1,4 @@
-// The screening decision against the real OFAC data (../shared/data/sanctions).
+// The screening decision against the real OFAC data (the snapshot shipped in data/sanctions).
 #include <gtest/gtest.h>
 
 #include <fstream>

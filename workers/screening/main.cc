@@ -1,6 +1,6 @@
 // payrail-screening: consumes payouts.requested and screens each destination against the OFAC
-// digital-currency addresses (../shared/data/sanctions by default, PAYRAIL_SANCTIONS_DIR) and the
-// internal blacklist.
+// digital-currency addresses (the snapshot shipped in data/sanctions, or PAYRAIL_SANCTIONS_DIR)
+// and the internal blacklist.
 #include "infra/runtime/worker.h"
 #include "infra/sanctions/sanctions.h"
 #include "workers/screening/sanctions_keeper.h"
@@ -16,8 +16,7 @@ int main() {
       },
       [&](infra::runtime::WorkerContext& context) {
         const auto directory = context.config.sanctions_dir.value_or(
-            infra::sanctions::find_default_sanctions_directory().value_or(
-                "../shared/data/sanctions"));
+            infra::sanctions::find_default_sanctions_directory().value_or(""));
         keeper = std::make_unique<workers::screening::SanctionsKeeper>(
             context.pool, directory,
             std::chrono::milliseconds(context.config.sanctions_reload_interval_ms));

@@ -1,0 +1,114 @@
+// Screening commands: the internal blacklist and the sanctions snapshot in use.
+#include <cstdio>
+
+#include "infra/cli/command_table.h"
+#include "infra/repositories/blacklist.h"
+#include "infra/repositories/screening_workers.h"
+#include "infra/sanctions/sanctions.h"
+#include "infra/sanctions/snapshot_install.h"
+#include "schemas/model/destination.h"
+
+namespace payrail::infra::cli {
+namespace {
+
+// The blacklist compares addresses the way screening does: EVM addresses in lower case.
+std::string normalized_address(const std::string& address) {
+  const bool evm = address.size() == 42 && address.rfind("0x", 0) == 0;
+  return evm ? model::normalize_address_for_screening(model::Network::ethereum, address) : address;
+}
+
+int blacklist_add(const Config& config, const Options& options) {
+  const auto address = option(options, "address");
+  if (!address) return fail("blacklist-add needs --address");
+  auto pool = open_pool(config);
+  return report(
+      repositories::blacklist::add(pool, "address", *address, normalized_address(*address),
+                                   option(options, "reason").value_or("")),
+      "blacklisted " + *address);
+}
+
+int blacklist_remove(const Config& config, const Options& options) {
+  const auto address = option(options, "address");
+  if (!address) return fail("blacklist-remove needs --address");
+  auto pool = open_pool(config);
+  auto removed = repositories::blacklist::remove(pool, "address", normalized_address(*address));
+  if (!removed.ok()) return fail(removed.error().message);
+  if (!*removed) return fail(*address + " is not blacklisted");
+  std::printf("removed %s\n", address->c_str());
+  return 0;
+}
+
+int blacklist_list(const Config& config, const Options&) {
+  auto pool = open_pool(config);
+  auto entries = repositories::blacklist::list(pool);
+  if (!entries.ok()) return fail(entries.error().message);
+  for (const auto& entry : *entries) {
+    std::printf("%s\t%s\t%s\t%s\n", entry.created_at.c_str(), entry.kind.c_str(),
+                entry.value.c_str(), entry.reason.c_str());
+  }
+  return 0;
+}
+
+std::optional<std::string> sanctions_root(const Config& config) {
+  if (config.sanctions_dir) return config.sanctions_dir;
+  return sanctions::find_default_sanctions_directory();
+}
+
+// sanctions-update --sdn sdn.csv --addresses <folder> [--force]
+int sanctions_update(const Config& config, const Options& options) {
+  const auto sdn = option(options, "sdn");
+  const auto addresses = option(options, "addresses");
+  if (!sdn || !addresses)
+    return fail("sanctions-update needs --sdn <sdn.csv> --addresses <folder>");
+  const auto root = sanctions_root(config);
+  if (!root) return fail("no sanctions directory: set PAYRAIL_SANCTIONS_DIR");
+  auto installed = sanctions::install_snapshot({.root = *root,
+                                                .sdn_file = *sdn,
+                                                .addresses_directory = *addresses,
+                                                .force = flag(options, "force")});
+  if (!installed.ok()) return fail(installed.error().message);
+  std::printf("%s %s (%zu names, %zu addresses; was %s)\n",
+              installed->unchanged ? "unchanged:" : "installed", installed->version.c_str(),
+              installed->name_count, installed->address_count,
+              installed->previous_version.empty() ? "none" : installed->previous_version.c_str());
+  std::printf("screening workers load it at their next reload check\n");
+  return 0;
+}
+
+// The snapshot on disk and the version each live screening worker has loaded.
+int sanctions_status(const Config& config, const Options&) {
+  const auto root = sanctions_root(config);
+  if (!root) return fail("no sanctions directory: set PAYRAIL_SANCTIONS_DIR");
+  const auto directory = sanctions::snapshot_directory(*root);
+  auto lists = sanctions::SanctionsLists::load(directory);
+  if (!lists.ok()) return fail(lists.error().message);
+  std::printf("on disk\t%s\t%s\t%zu names\t%zu addresses\n", (*lists)->version().c_str(),
+              directory.c_str(), (*lists)->name_count(), (*lists)->address_count());
+  auto pool = open_pool(config);
+  auto workers = repositories::screening_workers::list_live(pool);
+  if (!workers.ok()) return fail(workers.error().message);
+  for (const auto& worker : *workers) {
+    std::printf("worker\t%s\t%s\n", worker.list_version.value_or("(none loaded)").c_str(),
+                worker.worker_id.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_screening_commands(CommandTable& table) {
+  table["blacklist-add"] = {"blacklist-add --address 0x... [--reason text]",
+                            "add an address to the blacklist", blacklist_add};
+  table["blacklist-remove"] = {"blacklist-remove --address 0x...",
+                               "remove an address from the blacklist", blacklist_remove};
+  table["blacklist-list"] = {"blacklist-list", "list the internal blacklist", blacklist_list};
+  table["sanctions-update"] = {
+      "sanctions-update --sdn sdn.csv --addresses <folder> [--force]",
+      "validate and install a newer OFAC snapshot; workers reload it without restart",
+      sanctions_update};
+  table["sanctions-status"] = {"sanctions-status",
+                               "the sanctions snapshot on disk and the version each worker uses",
+                               sanctions_status};
+}
+
+}  // namespace payrail::infra::cli
