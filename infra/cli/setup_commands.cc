@@ -6,6 +6,7 @@
 #include "infra/cli/command_table.h"
 #include "infra/kafka/admin.h"
 #include "infra/pg/migrate.h"
+#include "schemas/model/contracts.h"
 
 namespace payrail::infra::cli {
 namespace {
@@ -44,12 +45,21 @@ int topics_create(const Config& config, const Options& options) {
   return 0;
 }
 
+// The OpenAPI description exactly as GET /v1/openapi.json serves it (for linters and clients).
+int openapi(const Config&, const Options&) {
+  const auto document = model::openapi_document();
+  std::fwrite(document.data(), 1, document.size(), stdout);
+  std::printf("\n");
+  return 0;
+}
+
 }  // namespace
 
 void add_setup_commands(CommandTable& table) {
   table["migrate"] = {"migrate", "apply database migrations", migrate};
   table["dev-session"] = {"dev-session --email a@example.com [--subject s] [--ttl-seconds 3600]",
                           "mint a development identity-provider session (HS256)", dev_session};
+  table["openapi"] = {"openapi", "print the OpenAPI description the API serves", openapi};
   table["topics-create"] = {"topics-create [--replication-factor 1]",
                             "create the registry's topics on real Kafka", topics_create};
 }

@@ -1,5 +1,11 @@
 #include "schemas/model/contracts.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "schemas/model/openapi.h"
+
 namespace payrail::generated {
 extern const payrail::model::EmbeddedFile migration_files[];
 extern const std::size_t migration_files_count;
@@ -13,8 +19,20 @@ std::span<const EmbeddedFile> sql_migrations() {
   return {generated::migration_files, generated::migration_files_count};
 }
 
+std::span<const EmbeddedFile> openapi_parts() {
+  return {generated::openapi_files, generated::openapi_files_count};
+}
+
 std::string_view openapi_document() {
-  return generated::openapi_files[0].content;
+  static const std::string document = [] {
+    auto assembled = assemble_openapi(openapi_parts());
+    if (!assembled.ok()) {
+      std::fprintf(stderr, "%s\n", assembled.error().message.c_str());
+      std::abort();
+    }
+    return std::move(assembled.value());
+  }();
+  return document;
 }
 
 }  // namespace payrail::model

@@ -11,7 +11,13 @@ namespace payrail::model {
 // SQL migrations, sorted by file name (NNNN_name.sql), applied in that order.
 std::span<const EmbeddedFile> sql_migrations();
 
-// The OpenAPI 3.1 description served at GET /v1/openapi.json.
+// The embedded parts of the OpenAPI description: schemas/openapi/openapi.json, then the fragments
+// of schemas/openapi/paths/ in name order.
+std::span<const EmbeddedFile> openapi_parts();
+
+// The OpenAPI 3.1 description served at GET /v1/openapi.json, assembled once from its parts
+// (schemas/model/openapi.h). Parts that do not assemble are a build defect: the process prints
+// why and aborts (a unit test assembles them on every build).
 std::string_view openapi_document();
 
 }  // namespace payrail::model

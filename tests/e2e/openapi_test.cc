@@ -1,4 +1,4 @@
-// GET /v1/openapi.json serves exactly the description kept in schemas/openapi.json, without
+// GET /v1/openapi.json serves exactly the description assembled from schemas/openapi/, without
 // authentication, and the running server answers the way that description says: unauthenticated
 // calls get a documented status, and authenticated reads return the members their documented
 // schemas require.

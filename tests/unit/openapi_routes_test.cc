@@ -1,4 +1,4 @@
-// The OpenAPI description (schemas/openapi.json, compiled in as model::openapi_document()) and the
+// The OpenAPI description (schemas/openapi/, assembled as model::openapi_document()) and the
 // server agree: every route of api::build_router() is an operation of the document and every
 // operation is a route, each operation's `x-scope` is the route's scope (none when the route has
 // none) and its `security` matches the route's access, and the Error schema's `code` enum lists
@@ -50,7 +50,7 @@ class OpenApiDocument : public ::testing::Test {
     const auto text = model::openapi_document();
     document_.Parse(text.data(), text.size());
     ASSERT_FALSE(document_.HasParseError())
-        << "schemas/openapi.json is not valid JSON: "
+        << "the assembled OpenAPI description is not valid JSON: "
         << rapidjson::GetParseError_En(document_.GetParseError()) << " at byte "
         << document_.GetErrorOffset();
     ASSERT_TRUE(document_.IsObject());
@@ -124,14 +124,14 @@ TEST_F(OpenApiDocument, EveryRouteIsDocumented) {
   for (const auto& [key, route] : routes_) {
     EXPECT_TRUE(operations_.contains(key))
         << describe(key)
-        << " is a route of the server but not an operation of schemas/openapi.json";
+        << " is a route of the server but not an operation of the OpenAPI description";
   }
 }
 
 TEST_F(OpenApiDocument, EveryOperationIsARoute) {
   for (const auto& [key, operation] : operations_) {
     EXPECT_TRUE(routes_.contains(key))
-        << describe(key) << " is in schemas/openapi.json but the server has no such route";
+        << describe(key) << " is in the OpenAPI description but the server has no such route";
   }
 }
 
