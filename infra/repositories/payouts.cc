@@ -107,15 +107,15 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
           : std::nullopt;
   pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
            std::string(model::payout_trigger_name(transition.trigger)));
-  if (const auto movement = movement_of(transition.money)) {
+  if (const auto movement = movement_of(transition.effects.money)) {
     const auto applied =
         ledger::apply(tx, after.org_id, after.resource.mode, after.resource.currency, *movement,
                       after.resource.id, after.resource.amount);
     if (applied == ledger::Applied::insufficient_balance) return false;
   }
-  if (transition.returns_spend) spend::give_back(tx, after.resource.id);
-  if (transition.event) {
-    const std::string type(*transition.event);
+  if (transition.effects.returns_spend) spend::give_back(tx, after.resource.id);
+  if (transition.effects.event) {
+    const std::string type(*transition.effects.event);
     events::append(tx,
                    {after.org_id, after.resource.mode, type, "payout", after.resource.id,
                     after.event_sequence},
@@ -146,7 +146,7 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, Pa
   const auto& screening = details.screening;
   const auto rows = pg::exec(
       tx, kUpdate, current.resource.id, std::string(model::payout_status_name(found->to)),
-      found->event ? 1 : 0,
+      found->effects.event ? 1 : 0,
       screening ? std::optional<std::string>(screening->blocked ? "blocked" : "clear")
                 : std::nullopt,
       screening ? std::optional<std::string>(text_array_literal(screening->reasons)) : std::nullopt,

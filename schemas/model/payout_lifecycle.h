@@ -8,6 +8,8 @@
 #include <span>
 #include <string_view>
 
+#include "schemas/model/lifecycle.h"
+
 namespace payrail::model {
 
 enum class PayoutStatus {
@@ -40,14 +42,16 @@ enum class PayoutTrigger {
 // released, refunded or settled exactly once.
 enum class MoneyEffect { none, hold, release, refund, settle };
 
-struct PayoutTransition {
-  std::optional<PayoutStatus> from;  // nullopt: creation
-  PayoutTrigger trigger;
-  PayoutStatus to;
-  MoneyEffect money;
+// What a transition does besides the status. Fiat payouts use the same effects.
+struct PayoutEffects {
+  MoneyEffect money = MoneyEffect::none;
   std::optional<std::string_view> event;  // webhook event type, if any
-  bool returns_spend;                     // gives the amount back to the daily/monthly limits
+  bool returns_spend = false;             // gives the amount back to the daily/monthly limits
+
+  bool operator==(const PayoutEffects&) const = default;
 };
+
+using PayoutTransition = Transition<PayoutStatus, PayoutTrigger, PayoutEffects>;
 
 std::span<const PayoutTransition> payout_transitions();
 
@@ -55,6 +59,7 @@ std::span<const PayoutTransition> payout_transitions();
 std::optional<PayoutTransition> find_payout_transition(std::optional<PayoutStatus> from,
                                                        PayoutTrigger trigger);
 
+// Terminal: no transition leaves the status (completed, failed, blocked, cancelled).
 bool is_terminal(PayoutStatus status);
 bool is_cancelable(PayoutStatus status);
 

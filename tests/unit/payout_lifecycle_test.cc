@@ -1,12 +1,13 @@
 // The payout transition table against the contract (docs/api.md "Payouts", with approve and
-// reject), restated here
-// independently: every allowed row, and every other (status, trigger) pair forbidden.
+// reject), restated here independently: every allowed row, and every other (status, trigger)
+// pair forbidden.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <tuple>
 
 #include "schemas/model/payout_lifecycle.h"
+#include "tests/unit/lifecycle_checks.h"
 
 namespace payrail::model {
 namespace {
@@ -66,8 +67,8 @@ TEST_P(PayoutTransitionRow, AllowedWithContractEffects) {
   const auto found = find_payout_transition(expected.from, expected.trigger);
   ASSERT_TRUE(found.has_value()) << payout_trigger_name(expected.trigger);
   EXPECT_EQ(found->to, expected.to);
-  EXPECT_EQ(found->money, expected.money);
-  EXPECT_EQ(found->event, expected.event);
+  EXPECT_EQ(found->effects.money, expected.money);
+  EXPECT_EQ(found->effects.event, expected.event);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryContractRow, PayoutTransitionRow,
@@ -92,6 +93,20 @@ TEST(PayoutLifecycle, EveryOtherStatusTriggerPairIsForbidden) {
     }
   }
   EXPECT_EQ(forbidden_checked, 10 * 11 - 14);
+}
+
+// The shared exhaustive check (used by every resource's lifecycle test) agrees, spend-back
+// included: exactly the paths to a terminal state other than completed give the amount back.
+TEST(PayoutLifecycle, ExactTableThroughTheSharedCheck) {
+  std::vector<PayoutTransition> expected;
+  for (const auto& row : contract_rows()) {
+    const bool gives_back = row.to == S::blocked || row.to == S::cancelled || row.to == S::failed;
+    expected.push_back({row.from, row.trigger, row.to, {row.money, row.event, gives_back}});
+  }
+  testing::expect_exact_table<S, T, PayoutEffects>(
+      payout_transitions(), expected, kAllStatuses.size(), kAllTriggers.size(),
+      [](S status) { return std::string(payout_status_name(status)); },
+      [](T trigger) { return std::string(payout_trigger_name(trigger)); });
 }
 
 TEST(PayoutLifecycle, TerminalStatesAllowNothing) {
@@ -119,12 +134,12 @@ TEST(PayoutLifecycle, EveryAcceptedPayoutEndsWithExactlyOneMoneyOutcome) {
   // settles it; nothing else moves money after the hold.
   for (const auto& row : payout_transitions()) {
     if (!is_terminal(row.to)) {
-      EXPECT_TRUE(row.money == M::none || row.money == M::hold);
+      EXPECT_TRUE(row.effects.money == M::none || row.effects.money == M::hold);
     } else if (row.to == S::completed) {
-      EXPECT_EQ(row.money, M::settle);
+      EXPECT_EQ(row.effects.money, M::settle);
     } else {
-      EXPECT_TRUE(row.money == M::release || row.money == M::refund);
-      EXPECT_TRUE(row.returns_spend);
+      EXPECT_TRUE(row.effects.money == M::release || row.effects.money == M::refund);
+      EXPECT_TRUE(row.effects.returns_spend);
     }
   }
 }
