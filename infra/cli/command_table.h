@@ -29,11 +29,14 @@ void add_setup_commands(CommandTable& table);
 void add_kafka_commands(CommandTable& table);
 void add_organization_commands(CommandTable& table);
 void add_screening_commands(CommandTable& table);
+void add_rails_commands(CommandTable& table);
 
 // Prints "payrail: <message>" to stderr; returns the failure exit code (1).
 int fail(const std::string& message);
 std::optional<std::string> option(const Options& options, const std::string& name);
 bool flag(const Options& options, const std::string& name);
+// Who is acting, for the audit log: --operator, else $PAYRAIL_OPERATOR, $SUDO_USER or $USER.
+std::optional<std::string> operator_name(const Options& options);
 // Prints `done` on success, the error otherwise; returns the exit code.
 int report(const model::Status& status, const std::string& done);
 pg::Pool open_pool(const Config& config);

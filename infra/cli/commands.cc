@@ -1,6 +1,7 @@
 #include "infra/cli/commands.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "infra/cli/command_table.h"
 
@@ -14,6 +15,7 @@ const CommandTable& commands() {
     add_kafka_commands(built);
     add_organization_commands(built);
     add_screening_commands(built);
+    add_rails_commands(built);
     return built;
   }();
   return table;
@@ -54,6 +56,15 @@ std::optional<std::string> option(const Options& options, const std::string& nam
 
 bool flag(const Options& options, const std::string& name) {
   return option(options, name) == "true";
+}
+
+std::optional<std::string> operator_name(const Options& options) {
+  if (auto named = option(options, "operator"); named && !named->empty()) return named;
+  for (const char* variable : {"PAYRAIL_OPERATOR", "SUDO_USER", "USER"}) {
+    const char* value = std::getenv(variable);
+    if (value != nullptr && *value != '\0') return std::string(value);
+  }
+  return std::nullopt;
 }
 
 int report(const model::Status& status, const std::string& done) {

@@ -22,6 +22,8 @@ constexpr std::array kMovements{
     MovementSpec{Movement::release, "release", "held", "available"},
     MovementSpec{Movement::refund, "refund", "held", "available"},
     MovementSpec{Movement::settle, "settle", "held", "payouts_sent"},
+    MovementSpec{Movement::settle_fiat, "settle", "held", "fiat_payouts_sent"},
+    MovementSpec{Movement::credit, "credit", "collections_received", "available"},
 };
 
 const MovementSpec& spec_of(Movement movement) {

@@ -22,13 +22,15 @@ enum class Movement {
   release,          // blocked, cancelled, rejected: held -> available
   refund,           // failed broadcast: held -> available
   settle,           // completed: held -> payouts_sent
+  settle_fiat,      // fiat payout completed: held -> fiat_payouts_sent
+  credit,           // collection settled: collections_received -> available
 };
 
 enum class Applied { applied, already_applied, insufficient_balance };
 
 // Applies `movement` of `amount` (a decimal string) for `resource_id`. A payout's hold and its
-// one outcome (release, refund or settle) can each be applied only once: a second attempt returns
-// already_applied and changes nothing.
+// one outcome (release, refund or settle), and a collection's credit, can each be applied only
+// once: a second attempt returns already_applied and changes nothing.
 Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::string_view asset,
               Movement movement, std::optional<std::string_view> resource_id,
               const std::string& amount);

@@ -1,6 +1,7 @@
 #include "infra/webhooks/secrets.h"
 
 #include "infra/crypto/crypto.h"
+#include "infra/crypto/data_key.h"
 #include "infra/webhooks/signature.h"
 
 namespace payrail::infra::webhooks {
@@ -10,12 +11,9 @@ std::string new_endpoint_secret() {
 }
 
 model::Result<std::string> encryption_key_from_hex(std::string_view key_hex) {
-  const auto key = crypto::hex_decode(key_hex);
-  if (!key || key->size() != crypto::kAesKeyBytes) {
-    return model::Error::make(model::ErrorCode::internal_error,
-                              "PAYRAIL_WEBHOOK_ENCRYPTION_KEY must be 64 hex characters.");
-  }
-  return *key;
+  auto key = crypto::DataKey::from_hex(key_hex);
+  if (!key.ok()) return key.error();
+  return key->bytes();
 }
 
 model::Result<std::string> seal_secret(std::string_view key, std::string_view secret) {

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -121,6 +123,22 @@ bool ChildProcess::wait_for_log(const std::string& text, std::chrono::millisecon
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
   return false;
+}
+
+std::pair<int, std::string> run_cli(const std::map<std::string, std::string>& env,
+                                    const std::vector<std::string>& arguments) {
+  std::string command;
+  for (const auto& [key, value] : env) command += key + "='" + value + "' ";
+  command += bin_path("infra/payrail");
+  for (const auto& argument : arguments) command += " '" + argument + "'";
+  command += " 2>&1";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) throw std::runtime_error("popen failed");
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+  const int status = pclose(pipe);
+  return {WEXITSTATUS(status), output};
 }
 
 }  // namespace payrail::testing

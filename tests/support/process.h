@@ -6,6 +6,8 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace payrail::testing {
 
@@ -41,5 +43,10 @@ class ChildProcess {
 
 // A TCP port that was free a moment ago (bound to port 0 and released).
 int free_port();
+
+// Runs the `payrail` CLI with `env` added to the environment; returns its exit code and its
+// output (stdout and stderr together).
+std::pair<int, std::string> run_cli(const std::map<std::string, std::string>& env,
+                                    const std::vector<std::string>& arguments);
 
 }  // namespace payrail::testing

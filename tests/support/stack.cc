@@ -135,18 +135,7 @@ TestOrganization TestStack::create_organization() {
 }
 
 std::pair<int, std::string> TestStack::cli(const std::vector<std::string>& arguments) const {
-  std::string command;
-  for (const auto& [key, value] : env_) command += key + "='" + value + "' ";
-  command += bin_path("infra/payrail");
-  for (const auto& argument : arguments) command += " '" + argument + "'";
-  command += " 2>&1";
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) throw std::runtime_error("popen failed");
-  std::array<char, 4096> buffer{};
-  while (fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  const int status = pclose(pipe);
-  return {WEXITSTATUS(status), output};
+  return run_cli(env_, arguments);
 }
 
 }  // namespace payrail::testing

@@ -1,4 +1,5 @@
 #include "infra/crypto/crypto.h"
+#include "infra/crypto/data_key.h"
 
 #include <gtest/gtest.h>
 
@@ -159,6 +160,29 @@ TEST_F(CryptoAesGcmTest, WrongKeyLengthIsAnError) {
   const auto sealed = aes_gcm_encrypt(key_, "payload");
   ASSERT_TRUE(sealed.ok());
   EXPECT_FALSE(aes_gcm_decrypt(key_.substr(0, 31), *sealed).ok());
+}
+
+}  // namespace
+}  // namespace payrail::infra::crypto
+
+namespace payrail::infra::crypto {
+namespace {
+
+TEST(DataKeyTest, SealsAndOpensAndRefusesBadKeysAndTampering) {
+  EXPECT_FALSE(DataKey::from_hex("").ok());
+  EXPECT_FALSE(DataKey::from_hex(std::string(62, 'a')).ok());
+  EXPECT_FALSE(DataKey::from_hex(std::string(63, 'a') + "g").ok());
+  const auto key = DataKey::from_hex(hex_encode(random_bytes(32)));
+  ASSERT_TRUE(key.ok());
+  const auto sealed = key->seal("DE89370400440532013000");
+  ASSERT_TRUE(sealed.ok());
+  EXPECT_EQ(sealed->find("DE89370400440532013000"), std::string::npos);
+  EXPECT_NE(*sealed, *key->seal("DE89370400440532013000"));  // a fresh nonce every time
+  EXPECT_EQ(*key->open(*sealed), "DE89370400440532013000");
+  auto tampered = *sealed;
+  tampered[14] ^= 1;
+  EXPECT_FALSE(key->open(tampered).ok());
+  EXPECT_FALSE(DataKey::from_hex(hex_encode(random_bytes(32)))->open(*sealed).ok());
 }
 
 }  // namespace

@@ -1,0 +1,24 @@
+#include "infra/crypto/data_key.h"
+
+#include "infra/crypto/crypto.h"
+
+namespace payrail::infra::crypto {
+
+model::Result<DataKey> DataKey::from_hex(std::string_view key_hex) {
+  auto key = hex_decode(key_hex);
+  if (!key || key->size() != kAesKeyBytes) {
+    return model::Error::make(model::ErrorCode::internal_error,
+                              "PAYRAIL_WEBHOOK_ENCRYPTION_KEY must be 64 hex characters.");
+  }
+  return DataKey(std::move(*key));
+}
+
+model::Result<std::string> DataKey::seal(std::string_view plaintext) const {
+  return aes_gcm_encrypt(key_, plaintext);
+}
+
+model::Result<std::string> DataKey::open(std::string_view sealed) const {
+  return aes_gcm_decrypt(key_, sealed);
+}
+
+}  // namespace payrail::infra::crypto
