@@ -4,11 +4,42 @@
 #include "infra/runtime/process.h"
 
 namespace payrail::infra::runtime {
+namespace {
+
+// The handler of the message's type; a type no topic of this role carries cannot be applied
+// here, so it is logged and passed over rather than blocking its partition.
+kafka::HandlerOutcome dispatch(const std::vector<TopicHandler>& topic_handlers,
+                               WorkerContext& context, const topics::Envelope& message) {
+  for (const auto& entry : topic_handlers) {
+    if (entry.topic->message_type == message.type) return entry.handler(context, message);
+  }
+  log::error("worker.unknown_message_type",
+             {{"message_id", message.message_id}, {"type", message.type}});
+  return kafka::HandlerOutcome::done;
+}
+
+}  // namespace
 
 int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
                const WorkerHandler& handler, const std::function<void(WorkerContext&)>& on_start,
                const std::function<void()>& on_stop) {
+  return run_worker(process_name, {{&topic, handler}}, on_start, on_stop);
+}
+
+int run_worker(std::string_view process_name, const std::vector<TopicHandler>& topic_handlers,
+               const std::function<void(WorkerContext&)>& on_start,
+               const std::function<void()>& on_stop) {
   auto config = start_process(process_name);
+  if (topic_handlers.empty()) return 1;
+  const auto group = topic_handlers.front().topic->consumer_group;
+  std::vector<std::string> broker_topics;
+  for (const auto& entry : topic_handlers) {
+    if (entry.topic->consumer_group != group) {
+      log::error("worker.start_failed", {{"error", "topics of one role must share its group"}});
+      return 1;
+    }
+    broker_topics.push_back(topics::broker_topic_name(*entry.topic, config.topic_prefix));
+  }
   pg::Pool pool({.url = config.database_url,
                  .max_connections = 4,
                  .application_name = std::string(process_name)});
@@ -28,13 +59,13 @@ int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
   std::atomic<bool> stop{false};
   stop_on_signal(stop);
   kafka::ConsumerRunner consumer({.brokers = config.kafka_brokers,
-                                  .group_id = std::string(topic.consumer_group),
-                                  .topics = {topics::broker_topic_name(topic, config.topic_prefix)},
+                                  .group_id = std::string(group),
+                                  .topics = broker_topics,
                                   .client_id = std::string(process_name),
                                   .session_timeout_ms = config.kafka_session_timeout_ms,
                                   .debug = config.kafka_debug},
                                  [&](const topics::Envelope& message) {
-                                   const auto outcome = handler(context, message);
+                                   const auto outcome = dispatch(topic_handlers, context, message);
                                    if (outcome == kafka::HandlerOutcome::done) relay.wake();
                                    return outcome;
                                  });
