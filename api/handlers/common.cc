@@ -25,17 +25,7 @@ model::Status check_text(const rapidjson::Value& object, const char* field, std:
                          bool required) {
   const auto text = model::json::string_member(object, field);
   if (!text) return model::ok_status();  // presence and type were checked by check_object
-  std::size_t characters = 0;
-  for (const unsigned char c : *text) {
-    if ((c & 0xC0) != 0x80) ++characters;  // count UTF-8 code points, not bytes
-    if (c < 0x20)
-      return model::bad_request(std::string(field) + " contains control characters.", field);
-  }
-  if ((required && characters == 0) || characters > length_max) {
-    return model::bad_request(
-        std::string(field) + " must be 1 to " + std::to_string(length_max) + " characters.", field);
-  }
-  return model::ok_status();
+  return model::json::check_text(*text, field, length_max, required);
 }
 
 }  // namespace payrail::api

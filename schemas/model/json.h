@@ -44,6 +44,11 @@ std::string child_path(std::string_view path, std::string_view name);
 Status check_object(const rapidjson::Value& object, std::span<const Field> fields,
                     std::string_view path = "");
 
+// A client string of 1 (0 when not required) to `length_max` characters (code points, not bytes)
+// without control characters; bad_request naming `param` otherwise.
+Status check_text(std::string_view text, std::string_view param, std::size_t length_max,
+                  bool required = true);
+
 // Metadata: an object of at most 50 string values; keys 1-40 characters, values <= 500.
 Status check_metadata(const rapidjson::Value& metadata, std::string_view param = "metadata");
 
