@@ -9,6 +9,7 @@
 
 #include "api/http/message.h"
 #include "schemas/model/mode.h"
+#include "schemas/model/organization_lifecycle.h"
 
 namespace payrail::api {
 
@@ -20,7 +21,7 @@ struct ApiKeyPrincipal {
   std::string org_id;
   model::Mode mode = model::Mode::test;
   std::vector<std::string> scopes;
-  std::string kyb_status;
+  model::KybStatus kyb_status = model::KybStatus::unverified;  // read on every request
 };
 
 // An identity-provider session (a member of zero or more organizations).

@@ -7,6 +7,7 @@
 #include "api/handlers/common.h"
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
+#include "api/middleware/organization_gate.h"
 #include "api/services.h"
 #include "infra/repositories/organizations.h"
 #include "schemas/model/scopes.h"
@@ -49,30 +50,11 @@ model::Result<std::vector<std::string>> read_scopes(const rapidjson::Document& b
 // session, the organization named by the Payrail-Organization header.
 model::Result<organizations::OrganizationRow> target_organization(const RequestContext& context,
                                                                   model::Mode mode) {
-  auto& db = *context.services->db;
-  std::string org_id;
-  if (context.api_key) {
-    if (context.api_key->mode != mode) {
-      return model::bad_request("An API key can only create keys of its own mode.", "mode");
-    }
-    org_id = context.api_key->org_id;
-  } else {
-    const auto header = context.request.header("Payrail-Organization");
-    if (!header) {
-      return model::bad_request(
-          "With a session, name the organization in the "
-          "Payrail-Organization header.",
-          "Payrail-Organization");
-    }
-    auto role = organizations::member_role(db, *header, context.session->subject);
-    if (!role.ok()) return role.error();
-    if (!*role || **role != "owner") {
-      return model::Error::make(model::ErrorCode::resource_missing,
-                                "No such organization for this session.");
-    }
-    org_id = std::string(*header);
+  if (!context.api_key) return session_organization(context);
+  if (context.api_key->mode != mode) {
+    return model::bad_request("An API key can only create keys of its own mode.", "mode");
   }
-  auto organization = organizations::find(db, org_id);
+  auto organization = organizations::find(*context.services->db, context.api_key->org_id);
   if (!organization.ok()) return organization.error();
   if (!*organization) {
     return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
@@ -92,9 +74,8 @@ model::Result<HttpResponse> create_key(RequestContext& context) {
   if (!scopes.ok()) return scopes.error();
   auto organization = target_organization(context, *mode);
   if (!organization.ok()) return organization.error();
-  if (*mode == model::Mode::live && organization->kyb_status != "verified") {
-    return model::Error::make(model::ErrorCode::kyb_required,
-                              "Live keys need a verified business (KYB).");
+  if (auto live = check_live_mode(*mode, organization->kyb_status, "Live keys"); !live.ok()) {
+    return live.error();
   }
   const auto name = model::json::string_member(*body, "name");
   auto issued = api_keys::create(*context.services->db, organization->id, *mode,

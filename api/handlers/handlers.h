@@ -12,6 +12,7 @@ void register_payout_routes(Router& router);
 void register_balance_routes(Router& router);
 void register_webhook_routes(Router& router);
 void register_event_routes(Router& router);
+void register_kyb_routes(Router& router);
 
 inline Router build_router() {
   Router router;
@@ -22,6 +23,7 @@ inline Router build_router() {
   register_balance_routes(router);
   register_webhook_routes(router);
   register_event_routes(router);
+  register_kyb_routes(router);
   return router;
 }
 

@@ -27,8 +27,8 @@ void write_organization(model::json::Writer& writer, const organizations::Organi
   write_key_string(writer, "legal_name", row.legal_name);
   write_key_string(writer, "display_name", row.display_name);
   write_key_string(writer, "country", row.country);
-  write_key_string(writer, "status", row.status);
-  write_key_string(writer, "kyb_status", row.kyb_status);
+  write_key_string(writer, "status", model::organization_status_name(row.status));
+  write_key_string(writer, "kyb_status", model::kyb_status_name(row.kyb_status));
   write_key_string(writer, "created_at", row.created_at);
 }
 

@@ -4,6 +4,7 @@
 
 #include "api/handlers/common.h"
 #include "api/http/worker_pool.h"
+#include "api/middleware/organization_gate.h"
 #include "api/payout_decisions.h"
 #include "api/services.h"
 #include "infra/chain/chain_adapter.h"
@@ -96,8 +97,8 @@ model::Result<payouts::NewPayout> validate(const RequestContext& context) {
 // lists, all checked before anything is held.
 model::Status check_live_mode(const RequestContext& context) {
   if (context.api_key->mode != model::Mode::live) return model::ok_status();
-  if (context.api_key->kyb_status != "verified") {
-    return Error::make(ErrorCode::kyb_required, "Live payouts need a verified business (KYB).");
+  if (auto verified = check_live_create(*context.api_key, "Live payouts"); !verified.ok()) {
+    return verified;
   }
   const auto& config = context.services->config;
   if (!infra::chain::live_adapter_configured(config.chain_adapter)) {

@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "api/middleware/organization_gate.h"
 #include "infra/crypto/crypto.h"
 #include "infra/log/log.h"
 #include "infra/repositories/api_keys.h"
@@ -67,9 +68,8 @@ model::Result<ApiKeyPrincipal> ApiKeyAuthenticator::authenticate(std::string_vie
   const auto presented_hash = infra::crypto::sha256(secret);
   for (const auto& candidate : *candidates) {
     if (!infra::crypto::constant_time_equals(presented_hash, candidate.secret_hash)) continue;
-    if (candidate.org_status == "suspended" || candidate.org_status == "closed") {
-      return model::Error::make(model::ErrorCode::org_suspended,
-                                "The organization is " + candidate.org_status + ".");
+    if (auto standing = check_standing(candidate.org_status); !standing.ok()) {
+      return standing.error();
     }
     {
       std::lock_guard lock(mutex_);

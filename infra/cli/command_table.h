@@ -28,6 +28,7 @@ using CommandTable = std::map<std::string, Command>;
 void add_setup_commands(CommandTable& table);
 void add_kafka_commands(CommandTable& table);
 void add_organization_commands(CommandTable& table);
+void add_kyb_commands(CommandTable& table);
 void add_screening_commands(CommandTable& table);
 void add_rails_commands(CommandTable& table);
 

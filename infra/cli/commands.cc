@@ -14,6 +14,7 @@ const CommandTable& commands() {
     add_setup_commands(built);
     add_kafka_commands(built);
     add_organization_commands(built);
+    add_kyb_commands(built);
     add_screening_commands(built);
     add_rails_commands(built);
     return built;

@@ -1,37 +1,52 @@
-// Organization commands: status, KYB review, limits.
+// Organization commands: suspend, reinstate and close through the organization lifecycle
+// (schemas/model/organization_lifecycle.h), each recorded with the operator's name; limits.
 #include <cstdio>
 
 #include "infra/cli/command_table.h"
 #include "infra/repositories/organizations.h"
 #include "infra/repositories/spend.h"
+#include "schemas/model/json.h"
 
 namespace payrail::infra::cli {
 namespace {
 
-// org-status --org org_... --status active|suspended|closed
-int org_status(const Config& config, const Options& options) {
+namespace organizations = repositories::organizations;
+
+constexpr std::size_t kReasonLengthMax = 2000;
+
+// org-suspend | org-reinstate | org-close --org org_... [--reason text] [--operator name]
+int change_status(const Config& config, const Options& options,
+                  model::OrganizationTrigger trigger) {
+  const auto name = "org-" + std::string(model::organization_trigger_name(trigger));
   const auto org = option(options, "org");
-  const auto status = option(options, "status");
-  if (!org || !status || (*status != "active" && *status != "suspended" && *status != "closed")) {
-    return fail("org-status needs --org and --status active|suspended|closed");
+  const auto actor = operator_name(options);
+  if (!org || !actor) {
+    return fail(name +
+                " needs --org org_... and an operator (--operator name, or "
+                "PAYRAIL_OPERATOR / USER)");
+  }
+  const auto reason = option(options, "reason");
+  if (reason) {
+    if (auto checked = model::json::check_text(*reason, "--reason", kReasonLengthMax);
+        !checked.ok()) {
+      return fail(checked.error().message);
+    }
   }
   auto pool = open_pool(config);
-  return report(repositories::organizations::set_status(pool, *org, *status),
-                *org + " is " + *status);
+  auto changed = organizations::change_status(pool, *org, trigger, *actor, reason);
+  if (!changed.ok()) return fail(changed.error().message);
+  std::printf("%s is %s (was %s)\n", org->c_str(),
+              std::string(model::organization_status_name(changed->to)).c_str(),
+              std::string(model::organization_status_name(changed->from)).c_str());
+  return 0;
 }
 
-// kyb-status --org org_... --status unverified|pending|verified|rejected (operator review)
-int kyb_status(const Config& config, const Options& options) {
-  const auto org = option(options, "org");
-  const auto status = option(options, "status");
-  const bool valid = status && (*status == "unverified" || *status == "pending" ||
-                                *status == "verified" || *status == "rejected");
-  if (!org || !valid) {
-    return fail("kyb-status needs --org and --status unverified|pending|verified|rejected");
-  }
-  auto pool = open_pool(config);
-  return report(repositories::organizations::set_kyb_status(pool, *org, *status),
-                *org + " KYB is " + *status);
+Command status_command(model::OrganizationTrigger trigger, const std::string& summary) {
+  const auto name = "org-" + std::string(model::organization_trigger_name(trigger));
+  return {name + " --org org_... [--reason text] [--operator name]", summary,
+          [trigger](const Config& config, const Options& options) {
+            return change_status(config, options, trigger);
+          }};
 }
 
 // limits --org org_... --mode test|live [--auto-approval-usd N] [--per-payout-usd N]
@@ -56,10 +71,13 @@ int set_limits(const Config& config, const Options& options) {
 }  // namespace
 
 void add_organization_commands(CommandTable& table) {
-  table["org-status"] = {"org-status --org org_... --status active|suspended|closed",
-                         "suspend, reinstate or close an organization", org_status};
-  table["kyb-status"] = {"kyb-status --org org_... --status verified|rejected|pending|unverified",
-                         "record an operator's KYB review", kyb_status};
+  using model::OrganizationTrigger;
+  table["org-suspend"] = status_command(
+      OrganizationTrigger::suspend, "suspend an organization (403 org_suspended on every request)");
+  table["org-reinstate"] =
+      status_command(OrganizationTrigger::reinstate, "lift an organization's suspension");
+  table["org-close"] =
+      status_command(OrganizationTrigger::close, "close an organization for good (final)");
   table["limits"] = {"limits --org org_... --mode test|live [--daily-usd N] ...",
                      "override an organization's payout limits (USD)", set_limits};
 }

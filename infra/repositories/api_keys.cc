@@ -1,5 +1,7 @@
 #include "infra/repositories/api_keys.h"
 
+#include <stdexcept>
+
 #include "infra/crypto/crypto.h"
 #include "infra/ids.h"
 #include "infra/pg/sql_array.h"
@@ -127,10 +129,14 @@ model::Result<std::vector<KeyCandidate>> find_by_prefix(pg::Pool& pool, std::str
     std::vector<KeyCandidate> candidates;
     for (const auto& row : pg::exec(tx, kFindByPrefix, std::string(prefix))) {
       const pqxx::binarystring hash(row[4]);
+      const auto org_status = model::parse_organization_status(row[5].as<std::string>());
+      const auto kyb_status = model::parse_kyb_status(row[6].as<std::string>());
+      // The organizations table's CHECK constraints admit exactly the enums' names.
+      if (!org_status || !kyb_status) throw std::logic_error("organization status outside model");
       candidates.push_back(KeyCandidate{row[0].as<std::string>(), row[1].as<std::string>(),
                                         *model::parse_mode(row[2].as<std::string>()),
-                                        parse_text_array(row[3]), hash.str(),
-                                        row[5].as<std::string>(), row[6].as<std::string>()});
+                                        parse_text_array(row[3]), hash.str(), *org_status,
+                                        *kyb_status});
     }
     return candidates;
   });

@@ -11,6 +11,7 @@
 #include "infra/pg/pool.h"
 #include "infra/repositories/listing.h"
 #include "schemas/model/mode.h"
+#include "schemas/model/organization_lifecycle.h"
 #include "schemas/model/result.h"
 
 namespace payrail::infra::repositories::api_keys {
@@ -44,8 +45,8 @@ struct KeyCandidate {
   model::Mode mode = model::Mode::test;
   std::vector<std::string> scopes;
   std::string secret_hash;  // raw SHA-256
-  std::string org_status;
-  std::string kyb_status;
+  model::OrganizationStatus org_status = model::OrganizationStatus::active;
+  model::KybStatus kyb_status = model::KybStatus::unverified;
 };
 
 // "ck_test_" + 8 characters of a secret "ck_test_<40 base62>"; nullopt if not of that shape.

@@ -13,6 +13,8 @@ const char* table_of(Listable listable) {
       return "events";
     case Listable::webhook_endpoints:
       return "webhook_endpoints";
+    case Listable::kyb_submissions:
+      return "kyb_submissions";
   }
   return "api_keys";
 }
@@ -21,10 +23,13 @@ const char* table_of(Listable listable) {
 
 model::Result<bool> cursor_exists(pg::Pool& pool, Listable listable, std::string_view org_id,
                                   model::Mode mode, std::string_view id) {
-  const std::string sql = std::string("SELECT 1 FROM ") + table_of(listable) +
-                          " WHERE id = $1 AND org_id = $2 AND mode = $3";
+  const std::string sql =
+      std::string("SELECT 1 FROM ") + table_of(listable) + " WHERE id = $1 AND org_id = $2";
   return pool.transact([&](pqxx::work& tx) -> model::Result<bool> {
-    return !tx.exec_params(sql, std::string(id), std::string(org_id),
+    if (listable == Listable::kyb_submissions) {
+      return !tx.exec_params(sql, std::string(id), std::string(org_id)).empty();
+    }
+    return !tx.exec_params(sql + " AND mode = $3", std::string(id), std::string(org_id),
                            std::string(model::mode_name(mode)))
                 .empty();
   });

@@ -33,6 +33,17 @@ struct Page {
   " AND ($6::timestamptz IS NULL OR created_at <= $6::timestamptz)"
 #define PAYRAIL_KEYSET_ORDER " ORDER BY created_at DESC, id DESC LIMIT $3"
 
+// The same for resources of the whole organization rather than of one mode (KYB submissions):
+// $1 org_id, $2 limit + 1, $3 starting_after (nullable), $4 created_gte, $5 created_lte (the
+// statement's own filters follow from $6).
+#define PAYRAIL_ORGANIZATION_KEYSET_CONDITIONS(table)                                   \
+  " org_id = $1"                                                                        \
+  " AND ($3::text IS NULL OR (created_at, id) < (SELECT c.created_at, c.id FROM " table \
+  " c WHERE c.id = $3 AND c.org_id = $1))"                                              \
+  " AND ($4::timestamptz IS NULL OR created_at >= $4::timestamptz)"                     \
+  " AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)"
+#define PAYRAIL_ORGANIZATION_KEYSET_ORDER " ORDER BY created_at DESC, id DESC LIMIT $2"
+
 // Trims the extra row fetched to learn whether another page follows.
 template <class Item>
 Page<Item> make_page(std::vector<Item> items, int limit) {
@@ -52,9 +63,11 @@ Page<Item> make_page(std::vector<Item> items, int limit) {
 namespace payrail::infra::repositories {
 
 // The resources that can be listed, each with its table (a fixed list: never user input).
-enum class Listable { api_keys, payouts, events, webhook_endpoints };
+// KYB submissions belong to the whole organization, not to one mode.
+enum class Listable { api_keys, payouts, events, webhook_endpoints, kyb_submissions };
 
-// An unknown `starting_after` is a 400, not an empty page: it names no item of this list.
+// An unknown `starting_after` is a 400, not an empty page: it names no item of this list. `mode`
+// is ignored for resources of the whole organization.
 model::Result<bool> cursor_exists(pg::Pool& pool, Listable listable, std::string_view org_id,
                                   model::Mode mode, std::string_view id);
 

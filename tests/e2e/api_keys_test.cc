@@ -39,12 +39,6 @@ class ApiKeys : public ApiSuite<ApiKeys> {
     EXPECT_TRUE(has_status(response, 200));
     return response.json();
   }
-  static std::string verify_organization(const std::string& org_id) {
-    const auto [code, output] =
-        stack_->cli({"kyb-status", "--org", org_id, "--status", "verified"});
-    EXPECT_EQ(code, 0) << output;
-    return output;
-  }
 };
 
 TEST_F(ApiKeys, CreateShowsTheSecretOnce) {
@@ -114,7 +108,7 @@ TEST_F(ApiKeys, LiveKeysNeedAVerifiedOrganization) {
   // The test key of the same organization may not mint live keys either.
   EXPECT_TRUE(is_error(create(R"({"mode":"live"})", owner.test_key), 400, "bad_request", "mode"));
 
-  verify_organization(owner.id);
+  stack_->verify_business(owner);
   const auto live = http().post("/v1/api-keys", R"({"mode":"live","name":"prod"})", session);
   ASSERT_TRUE(has_status(live, 201));
   const auto key = live.json();
@@ -227,7 +221,7 @@ TEST_F(ApiKeys, HundredActiveKeysPerOrganizationAndMode) {
   EXPECT_TRUE(
       is_error(create(R"({"mode":"test"})", target.test_key), 409, "resource_limit_reached"));
   // The limit is per mode: a live key can still be minted once verified.
-  verify_organization(target.id);
+  stack_->verify_business(target);
   EXPECT_TRUE(
       has_status(http().post("/v1/api-keys", R"({"mode":"live"})",
                              with_session(target.session, {{"Payrail-Organization", target.id}})),

@@ -161,21 +161,26 @@ TEST_F(Authentication, SuspendedOrClosedOrganizationIsRefusedOnEveryKeyRequest) 
                  403, "org_suspended"))
         << status;
   };
-  for (const std::string status : {"suspended", "closed"}) {
-    const auto [code, output] = stack_->cli({"org-status", "--org", target.id, "--status", status});
-    ASSERT_EQ(code, 0) << output;
-    expect_refused(status);
-    const auto [back, back_output] =
-        stack_->cli({"org-status", "--org", target.id, "--status", "active"});
-    ASSERT_EQ(back, 0) << back_output;
-    const auto organization = http().get("/v1/organization", key);
-    EXPECT_TRUE(has_status(organization, 200));
-    EXPECT_STREQ(organization.json()["status"].GetString(), "active");
-  }
-  // Operator commands name an existing organization and a known status.
-  EXPECT_NE(stack_->cli({"org-status", "--org", "org_doesnotexist", "--status", "suspended"}).first,
-            0);
-  EXPECT_NE(stack_->cli({"org-status", "--org", target.id, "--status", "frozen"}).first, 0);
+  const auto operator_command = [&](const std::string& command, const std::string& org_id) {
+    return stack_->cli({command, "--org", org_id, "--operator", "ops-alice"});
+  };
+  const auto [suspended, suspend_output] = operator_command("org-suspend", target.id);
+  ASSERT_EQ(suspended, 0) << suspend_output;
+  expect_refused("suspended");
+  const auto [back, back_output] = operator_command("org-reinstate", target.id);
+  ASSERT_EQ(back, 0) << back_output;
+  const auto organization = http().get("/v1/organization", key);
+  EXPECT_TRUE(has_status(organization, 200));
+  EXPECT_STREQ(organization.json()["status"].GetString(), "active");
+  // Closing is final: no reinstatement.
+  const auto [closed, close_output] = operator_command("org-close", target.id);
+  ASSERT_EQ(closed, 0) << close_output;
+  expect_refused("closed");
+  EXPECT_NE(operator_command("org-reinstate", target.id).first, 0);
+  expect_refused("closed");
+  // Operator commands name an existing organization and a move its lifecycle allows.
+  EXPECT_NE(operator_command("org-suspend", "org_doesnotexist").first, 0);
+  EXPECT_NE(operator_command("org-reinstate", organization_->id).first, 0);
   // Other organizations are untouched throughout.
   EXPECT_TRUE(has_status(http().get("/v1/organization", with_key(organization_->test_key)), 200));
 }

@@ -46,9 +46,7 @@ class Isolation : public ::testing::Test {
                                      "' ORDER BY created_at LIMIT 1");
   }
   static std::string live_key_for(const TestOrganization& organization) {
-    const auto [code, output] =
-        stack_->cli({"kyb-status", "--org", organization.id, "--status", "verified"});
-    EXPECT_EQ(code, 0) << output;
+    stack_->verify_business(organization);
     const auto response = http().post(
         "/v1/api-keys", R"({"mode":"live"})",
         with_session(organization.session, {{"Payrail-Organization", organization.id}}));

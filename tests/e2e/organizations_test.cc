@@ -138,8 +138,7 @@ TEST_F(Organizations, SandboxBalanceIsSeededInTestModeOnly) {
   EXPECT_EQ(test_balances.at("ETH"), Amounts("1000", "0"));
   EXPECT_EQ(test_balances.size(), 3u);
 
-  const auto [code, output] = stack_->cli({"kyb-status", "--org", org_id, "--status", "verified"});
-  ASSERT_EQ(code, 0) << output;
+  stack_->verify_business({org_id, json["api_key"]["key"].GetString(), session});
   const auto live_key =
       stack_->http().post("/v1/api-keys", R"({"mode":"live"})",
                           with_session(session, {{"Payrail-Organization", org_id}}));

@@ -99,9 +99,7 @@ TEST_F(RateLimit, AllKeysOfAnOrganizationShareOneBucket) {
 TEST_F(RateLimit, OtherOrganizationsAndModesAreUnaffected) {
   auto limited = stack_->create_organization();
   const auto bystander = stack_->create_organization();
-  const auto [code, output] =
-      stack_->cli({"kyb-status", "--org", limited.id, "--status", "verified"});
-  ASSERT_EQ(code, 0) << output;
+  stack_->verify_business(limited);
   const auto live_key = second_key(limited, "live");
   drain(limited.test_key);
 

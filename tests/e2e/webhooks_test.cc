@@ -99,9 +99,7 @@ class Webhooks : public ::testing::Test {
   }
 
   static std::string live_key(const TestOrganization& organization) {
-    const auto [code, output] =
-        stack_->cli({"kyb-status", "--org", organization.id, "--status", "verified"});
-    EXPECT_EQ(code, 0) << output;
+    stack_->verify_business(organization);
     const auto response = http().post("/v1/api-keys", R"({"mode":"live"})",
                                       {{"Authorization", "Bearer " + organization.session},
                                        {"Payrail-Organization", organization.id}});

@@ -25,6 +25,16 @@ std::string binary_of(const std::string& role) {
 
 }  // namespace
 
+std::string kyb_submission_body(const std::string& legal_name) {
+  return R"({"legal_name":")" + legal_name +
+         R"(","registration_no":"BC1234567","incorporation_country":"CA",)"
+         R"("beneficial_owners":[{"name":"Ada Lovelace","dob":"1985-12-10",)"
+         R"("ownership_pct":"60","country":"GB"},{"name":"Grace Hopper","dob":"1956-12-09",)"
+         R"("ownership_pct":25.5,"country":"US"}],)"
+         R"("documents":[{"type":"certificate_of_incorporation","reference":"doc-001"},)"
+         R"({"type":"proof_of_address","reference":"doc-002"}]})";
+}
+
 TestStack::TestStack(StackOptions options)
     : options_(std::move(options)), database_(std::make_unique<TestDatabase>()) {
   const int kafka_port = free_port();
@@ -132,6 +142,23 @@ TestOrganization TestStack::create_organization() {
   organization.id = json["id"].GetString();
   organization.test_key = json["api_key"]["key"].GetString();
   return organization;
+}
+
+std::string TestStack::verify_business(const TestOrganization& organization) {
+  const auto submitted = http_->post("/v1/kyb", kyb_submission_body(),
+                                     {{"Authorization", "Bearer " + organization.session},
+                                      {"Payrail-Organization", organization.id}});
+  if (submitted.status != 201) {
+    throw std::runtime_error("submit KYB: " + std::to_string(submitted.status) + " " +
+                             submitted.body);
+  }
+  const std::string id = submitted.json()["id"].GetString();
+  for (const char* to : {"in_review", "verified"}) {
+    const auto [code, output] =
+        cli({"kyb-review", "--submission", id, "--to", to, "--operator", "test-operator"});
+    if (code != 0) throw std::runtime_error("kyb-review --to " + std::string(to) + ": " + output);
+  }
+  return id;
 }
 
 std::pair<int, std::string> TestStack::cli(const std::vector<std::string>& arguments) const {

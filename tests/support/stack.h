@@ -27,6 +27,9 @@ struct TestOrganization {
   std::string session;  // the owner's identity-provider session
 };
 
+// A valid POST /v1/kyb body (two beneficial owners, two documents).
+std::string kyb_submission_body(const std::string& legal_name = "Test Org Ltd");
+
 class TestStack {
  public:
   explicit TestStack(StackOptions options = {});
@@ -44,6 +47,10 @@ class TestStack {
 
   std::string dev_session(const std::string& email, const std::string& subject = "") const;
   TestOrganization create_organization();
+  // Takes the organization through business verification as a real one goes: the owner submits
+  // KYB (POST /v1/kyb with the session), an operator reviews it with the CLI (in_review, then
+  // verified). Returns the submission id; throws on any failure.
+  std::string verify_business(const TestOrganization& organization);
 
   // Runs the CLI with this stack's configuration; returns its exit code and output.
   std::pair<int, std::string> cli(const std::vector<std::string>& arguments) const;

@@ -1,0 +1,54 @@
+#include "api/middleware/organization_gate.h"
+
+#include <string>
+
+#include "api/services.h"
+
+namespace payrail::api {
+
+namespace organizations = infra::repositories::organizations;
+
+model::Status check_standing(model::OrganizationStatus status) {
+  if (model::admits_requests(status)) return model::ok_status();
+  return model::Error::make(
+      model::ErrorCode::org_suspended,
+      "The organization is " + std::string(model::organization_status_name(status)) + ".");
+}
+
+model::Status check_live_mode(model::Mode mode, model::KybStatus kyb_status,
+                              std::string_view what) {
+  if (mode != model::Mode::live || model::admits_live_mode(kyb_status)) return model::ok_status();
+  return model::Error::make(model::ErrorCode::kyb_required,
+                            std::string(what) + " need a verified business (KYB).");
+}
+
+model::Status check_live_create(const ApiKeyPrincipal& principal, std::string_view what) {
+  return check_live_mode(principal.mode, principal.kyb_status, what);
+}
+
+model::Result<organizations::OrganizationRow> session_organization(const RequestContext& context) {
+  const auto header = context.request.header("Payrail-Organization");
+  if (!header) {
+    return model::bad_request(
+        "With a session, name the organization in the Payrail-Organization header.",
+        "Payrail-Organization");
+  }
+  auto& db = *context.services->db;
+  auto role = organizations::member_role(db, *header, context.session->subject);
+  if (!role.ok()) return role.error();
+  if (!*role || **role != "owner") {
+    return model::Error::make(model::ErrorCode::resource_missing,
+                              "No such organization for this session.");
+  }
+  auto organization = organizations::find(db, *header);
+  if (!organization.ok()) return organization.error();
+  if (!*organization) {
+    return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
+  }
+  if (auto standing = check_standing((*organization)->status); !standing.ok()) {
+    return standing.error();
+  }
+  return std::move(**organization);
+}
+
+}  // namespace payrail::api
