@@ -6,8 +6,10 @@
 // operator reinstates it. One stack (API, broker, database; no workers) for the whole file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <set>
+#include <thread>
 
 #include "api/handlers/handlers.h"
 #include "tests/support/payouts.h"
@@ -105,6 +107,26 @@ TEST_F(Kyb, SubmitIsPendingAndASecondSubmitIsRefused) {
   expect_submitted_content(listed["data"][0]);
   EXPECT_FALSE(listed["has_more"].GetBool());
   EXPECT_TRUE(listed["next_cursor"].IsNull());
+}
+
+TEST_F(Kyb, ConcurrentSubmitsCreateExactlyOne) {
+  const auto organization = stack_->create_organization();
+  constexpr int kRequests = 8;
+  std::vector<int> statuses(kRequests, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kRequests; ++i) {
+    threads.emplace_back(
+        [&, i] { statuses[i] = submit(organization.test_key, kyb_submission_body()).status; });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 201), 1);
+  EXPECT_EQ(std::count(statuses.begin(), statuses.end(), 409), kRequests - 1);
+  EXPECT_EQ(submissions(organization.test_key)["data"].Size(), 1u);
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM resource_transitions WHERE "
+                                      "resource_type = 'organization_kyb_status' AND "
+                                      "resource_id = '" +
+                                      organization.id + "' AND trigger = 'submit'"),
+            "1");
 }
 
 TEST_F(Kyb, PersonalDataIsSealedAtRestAndNeverLogged) {
