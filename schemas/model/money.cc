@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <limits>
 #include <stdexcept>
 
 namespace payrail::model {
@@ -243,6 +244,87 @@ Decimal multiply(const Decimal& a, const Decimal& b) {
 
 bool is_positive(const Decimal& value) {
   return value.units > 0;
+}
+
+namespace {
+
+// quotient rounded by `rounding` given the remainder of the same division (|remainder| < divisor,
+// both magnitudes; divisor > 0).
+unsigned __int128 rounded_quotient(unsigned __int128 quotient, unsigned __int128 remainder,
+                                   unsigned __int128 divisor, Rounding rounding) {
+  if (remainder == 0) return quotient;
+  switch (rounding) {
+    case Rounding::down:
+      return quotient;
+    case Rounding::up:
+      return quotient + 1;
+    case Rounding::half_up:
+      // remainder >= divisor - remainder  <=>  remainder / divisor >= 1/2, without overflow.
+      return remainder >= divisor - remainder ? quotient + 1 : quotient;
+  }
+  return quotient;
+}
+
+unsigned __int128 magnitude(__int128 value) {
+  return value < 0 ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
+}
+
+Decimal signed_result(unsigned __int128 units, bool negative, int scale) {
+  if (units > static_cast<unsigned __int128>(std::numeric_limits<__int128>::max())) {
+    throw std::overflow_error("decimal result overflows");
+  }
+  const auto value = static_cast<__int128>(units);
+  return Decimal{negative ? -value : value, scale};
+}
+
+unsigned __int128 checked_shift(unsigned __int128 value, int digits) {
+  if (digits > kMaxDecimalDigits) throw std::overflow_error("decimal division overflows");
+  unsigned __int128 shifted = 0;
+  if (__builtin_mul_overflow(value, static_cast<unsigned __int128>(power_of_ten(digits)),
+                             &shifted) ||
+      shifted > static_cast<unsigned __int128>(std::numeric_limits<__int128>::max())) {
+    throw std::overflow_error("decimal division overflows");
+  }
+  return shifted;
+}
+
+}  // namespace
+
+Decimal round_to_scale(const Decimal& value, int scale, Rounding rounding) {
+  if (scale >= value.scale) return rescale(value, scale);
+  check_scale(scale);
+  const auto divisor = static_cast<unsigned __int128>(power_of_ten(value.scale - scale));
+  const auto units = magnitude(value.units);
+  return signed_result(rounded_quotient(units / divisor, units % divisor, divisor, rounding),
+                       value.units < 0, scale);
+}
+
+Decimal divide(const Decimal& dividend, const Decimal& divisor, int scale, Rounding rounding) {
+  if (divisor.units == 0) throw std::domain_error("decimal division by zero");
+  check_scale(scale);
+  // dividend / divisor = (a / 10^sa) / (b / 10^sb); at `scale` digits the result's units are
+  // a * 10^(scale + sb - sa) / b. A negative exponent moves to the divisor instead.
+  auto numerator = magnitude(dividend.units);
+  auto denominator = magnitude(divisor.units);
+  const int exponent = scale + divisor.scale - dividend.scale;
+  if (exponent >= 0) {
+    numerator = checked_shift(numerator, exponent);
+  } else {
+    denominator = checked_shift(denominator, -exponent);
+  }
+  const bool negative = (dividend.units < 0) != (divisor.units < 0);
+  return signed_result(
+      rounded_quotient(numerator / denominator, numerator % denominator, denominator, rounding),
+      negative, scale);
+}
+
+Decimal trim_zeros(const Decimal& value) {
+  Decimal trimmed = value;
+  while (trimmed.scale > 0 && trimmed.units % 10 == 0) {
+    trimmed.units /= 10;
+    --trimmed.scale;
+  }
+  return trimmed;
 }
 
 }  // namespace payrail::model

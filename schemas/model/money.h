@@ -63,4 +63,22 @@ Decimal multiply(const Decimal& a, const Decimal& b);
 
 bool is_positive(const Decimal& value);
 
+// How a result with more digits than wanted is cut to its scale. Stated for the magnitude, so
+// they are symmetric around zero: `down` drops the extra digits (toward zero), `up` rounds any
+// non-zero remainder away from zero, `half_up` rounds to the nearest and a tie away from zero.
+enum class Rounding { down, up, half_up };
+
+// The value at `scale` digits, rounded when `scale` is below the value's own scale (a larger
+// scale only appends zeros, exactly).
+Decimal round_to_scale(const Decimal& value, int scale, Rounding rounding);
+
+// dividend / divisor at `scale` fractional digits, rounded once from the exact quotient. The
+// divisor must not be zero (std::domain_error). Throws std::overflow_error when the dividend
+// shifted to the result's scale does not fit 38 digits; for an API amount (at most 20 integer
+// digits) divided by a rate of at most 12 decimals into 6 decimals it always fits.
+Decimal divide(const Decimal& dividend, const Decimal& divisor, int scale, Rounding rounding);
+
+// The same value without trailing fractional zeros ("17.150" -> "17.15", "3000.00" -> "3000").
+Decimal trim_zeros(const Decimal& value);
+
 }  // namespace payrail::model

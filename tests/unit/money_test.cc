@@ -266,5 +266,48 @@ TEST(MoneyArithmetic, IsPositive) {
   EXPECT_FALSE(is_positive(Decimal{-1, 6}));
 }
 
+TEST(MoneyRounding, DivideRoundsOnceInTheChosenDirection) {
+  const auto one = decimal("1");
+  const auto eight = decimal("8");
+  EXPECT_EQ(format_decimal(divide(one, eight, 3, Rounding::down)), "0.125");
+  EXPECT_EQ(format_decimal(divide(one, eight, 2, Rounding::down)), "0.12");
+  EXPECT_EQ(format_decimal(divide(one, eight, 2, Rounding::up)), "0.13");
+  EXPECT_EQ(format_decimal(divide(one, eight, 2, Rounding::half_up)), "0.13");  // a tie goes up
+  EXPECT_EQ(format_decimal(divide(decimal("1"), decimal("3"), 6, Rounding::half_up)), "0.333333");
+  EXPECT_EQ(format_decimal(divide(decimal("2"), decimal("3"), 6, Rounding::half_up)), "0.666667");
+  EXPECT_EQ(format_decimal(divide(decimal("2"), decimal("3"), 6, Rounding::down)), "0.666666");
+  EXPECT_EQ(format_decimal(divide(decimal("10.00"), decimal("4"), 0, Rounding::up)), "3");
+  EXPECT_EQ(format_decimal(divide(decimal("12"), decimal("4"), 0, Rounding::up)), "3")
+      << "exact: no bump";
+  EXPECT_EQ(format_decimal(divide(decimal("1.5"), decimal("0.003"), 2, Rounding::down)), "500.00");
+  EXPECT_EQ(format_decimal(divide(Decimal{-1, 0}, eight, 2, Rounding::up)), "-0.13")
+      << "away from zero";
+  EXPECT_EQ(format_decimal(divide(Decimal{-1, 0}, eight, 2, Rounding::down)), "-0.12")
+      << "toward zero";
+  EXPECT_THROW(divide(one, decimal("0"), 2, Rounding::up), std::domain_error);
+}
+
+TEST(MoneyRounding, RoundToScaleAndTrim) {
+  EXPECT_EQ(format_decimal(round_to_scale(decimal("71.4285714286"), 6, Rounding::down)),
+            "71.428571");
+  EXPECT_EQ(format_decimal(round_to_scale(decimal("71.4285714286"), 6, Rounding::up)), "71.428572");
+  EXPECT_EQ(format_decimal(round_to_scale(decimal("0.0000005"), 6, Rounding::half_up)), "0.000001");
+  EXPECT_EQ(format_decimal(round_to_scale(decimal("0.0000004999"), 6, Rounding::half_up)),
+            "0.000000");
+  EXPECT_EQ(format_decimal(round_to_scale(decimal("1.5"), 3, Rounding::down)), "1.500");
+  EXPECT_EQ(format_decimal(trim_zeros(decimal("17.1500"))), "17.15");
+  EXPECT_EQ(format_decimal(trim_zeros(decimal("3000.00"))), "3000");
+  EXPECT_EQ(format_decimal(trim_zeros(decimal("0.000"))), "0");
+}
+
+TEST(MoneyRounding, TheLargestAmountDividedByARateFits) {
+  // 20 integer digits at scale 0, into 6 decimals, by a 12-decimal rate: 10^38-ish units.
+  const auto amount = decimal("99999999999999999999");
+  const auto rate = decimal("0.000000228311");
+  EXPECT_NO_THROW(divide(amount, rate, 6, Rounding::up));
+  EXPECT_THROW(divide(decimal("99999999999999999999.99"), rate, 18, Rounding::up),
+               std::overflow_error);
+}
+
 }  // namespace
 }  // namespace payrail::model
