@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "infra/rates/rate_source.h"
+
 namespace payrail::infra {
 namespace {
 
@@ -100,6 +102,7 @@ model::Result<Config> load_config_from_environment() {
   config.idp_jwks_file = env("PAYRAIL_IDP_JWKS_FILE");
   config.sanctions_dir = env("PAYRAIL_SANCTIONS_DIR");
   read_string("PAYRAIL_CHAIN_ADAPTER", config.chain_adapter);
+  read_string("PAYRAIL_RATE_SOURCE", config.rate_source);
   read_string("PAYRAIL_WEBHOOK_ENCRYPTION_KEY", config.webhook_encryption_key_hex);
   config.webhook_ca_file = env("PAYRAIL_WEBHOOK_CA_FILE");
   read_string("PAYRAIL_LOG_LEVEL", config.log_level);
@@ -131,6 +134,9 @@ model::Result<Config> load_config_from_environment() {
   }
   if (!config.chain_adapter.empty() && config.chain_adapter != "simulated") {
     return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none) or simulated");
+  }
+  if (!rates::is_known_source(config.rate_source)) {
+    return config_error("PAYRAIL_RATE_SOURCE", "expected empty (none) or reference");
   }
   return config;
 }

@@ -46,6 +46,7 @@ struct Config {
   std::optional<std::string> sanctions_dir;
   int sanctions_reload_interval_ms = 30000;
   std::string chain_adapter;  // empty: no live chain adapter configured
+  std::string rate_source;    // empty: no live exchange rates (infra/rates/rate_source.h)
 
   // Webhooks.
   std::string webhook_encryption_key_hex;  // 64 hex chars (AES-256-GCM key)

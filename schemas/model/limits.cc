@@ -1,5 +1,7 @@
 #include "schemas/model/limits.h"
 
+#include "schemas/model/rates.h"
+
 namespace payrail::model {
 namespace {
 
@@ -16,19 +18,15 @@ PayoutLimits default_payout_limits(Mode mode) {
   return {whole(1'000), whole(50'000), whole(250'000), whole(2'000'000)};
 }
 
-Decimal usd_rate(Asset asset) {
-  switch (asset) {
-    case Asset::USDC:
-    case Asset::USDT:
-      return Decimal{100, 2};
-    case Asset::ETH:
-      return Decimal{300000, 2};
-  }
-  return Decimal{100, 2};
+std::optional<Decimal> value_in_usd(const Decimal& amount, std::string_view code) {
+  const auto rate = reference_rate(code, "USD");
+  if (!rate) return std::nullopt;
+  return multiply(amount, rate->rate);
 }
 
 Decimal value_in_usd(const Decimal& amount, Asset asset) {
-  return multiply(amount, usd_rate(asset));
+  // Every asset is in the reference table (a unit test holds it).
+  return *value_in_usd(amount, asset_name(asset));
 }
 
 }  // namespace payrail::model

@@ -1,9 +1,11 @@
-// Payout limits in USD (docs/api.md "Limits"), the defaults per mode, and the fixed
-// test-mode valuation table used to value amounts in USD.
+// Payout limits in USD (docs/api.md "Limits"), the defaults per mode, and how an amount is
+// valued in USD for them: with the reference rates table (schemas/model/rates.h), the one source
+// stablecoin and fiat payouts share, so both count against the same USD limits alike.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "schemas/model/mode.h"
 #include "schemas/model/money.h"
@@ -19,9 +21,10 @@ struct PayoutLimits {
 
 PayoutLimits default_payout_limits(Mode mode);
 
-// USD per unit of the asset: USDC and USDT at their 1.00 peg, ETH at a fixed reference mid rate
-// of 3,000.00 (docs/limits.md). Used only to value amounts against limits.
-Decimal usd_rate(Asset asset);
+// amount * rate(code -> USD) of the reference table: exact, at the amount's scale plus the
+// rate's (USDC and USDT at 1, ETH at 3,000, a fiat currency at its 12-decimal USD rate).
+// nullopt for a code the table does not quote.
+std::optional<Decimal> value_in_usd(const Decimal& amount, std::string_view code);
 Decimal value_in_usd(const Decimal& amount, Asset asset);
 
 }  // namespace payrail::model
