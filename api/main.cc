@@ -16,6 +16,7 @@
 #include "infra/log/log.h"
 #include "infra/outbox/relay.h"
 #include "infra/pg/pool.h"
+#include "infra/rates/rate_source.h"
 #include "infra/runtime/process.h"
 
 namespace {
@@ -54,12 +55,13 @@ int main() {
   api::RateLimiter rate_limiter(config.rate_limit_per_second, config.rate_limit_burst);
   api::HealthProbe health(pool, **producer);
   api::PayoutDecisions payout_decisions(pool);
+  const infra::rates::RateSources rates(config.rate_source);
   const auto router = api::build_router();
   api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
                           static_cast<std::size_t>(config.api_queue_max));
-  api::Services services{config,  &pool,  &*sessions,       &api_keys,         &rate_limiter,
-                         &health, &relay, countries->get(), &payout_decisions, &router,
-                         &workers};
+  api::Services services{config,   &pool,  &*sessions,       &api_keys,         &rate_limiter,
+                         &health,  &relay, countries->get(), &payout_decisions, &router,
+                         &workers, &rates};
 
   relay.start();
   payout_decisions.start();

@@ -23,6 +23,9 @@ class Router;
 namespace payrail::infra::catalog {
 class Countries;
 }
+namespace payrail::infra::rates {
+class RateSources;
+}
 namespace payrail::api {
 class PayoutDecisions;
 class WorkerPool;
@@ -39,6 +42,7 @@ struct Services {
   PayoutDecisions* payout_decisions = nullptr;
   const Router* router = nullptr;
   WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
+  const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
 };
 
 }  // namespace payrail::api

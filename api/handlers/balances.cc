@@ -11,9 +11,7 @@ namespace {
 namespace ledger = infra::repositories::ledger;
 
 model::Result<HttpResponse> list_balances(RequestContext& context) {
-  for (const auto& [name, value] : context.request.query) {
-    return model::bad_request("Unknown query parameter: " + name + ".", name);
-  }
+  if (auto status = reject_unknown_query(context.request, {}); !status.ok()) return status.error();
   const auto& principal = *context.api_key;
   auto rows = ledger::balances(*context.services->db, principal.org_id, principal.mode);
   if (!rows.ok()) return rows.error();

@@ -13,6 +13,8 @@ void register_balance_routes(Router& router);
 void register_webhook_routes(Router& router);
 void register_event_routes(Router& router);
 void register_kyb_routes(Router& router);
+void register_catalog_routes(Router& router);
+void register_rate_routes(Router& router);
 
 inline Router build_router() {
   Router router;
@@ -24,6 +26,8 @@ inline Router build_router() {
   register_webhook_routes(router);
   register_event_routes(router);
   register_kyb_routes(router);
+  register_catalog_routes(router);
+  register_rate_routes(router);
   return router;
 }
 

@@ -20,6 +20,20 @@ model::Status reject_unknown_parameters(const HttpRequest& request, const ListOp
   return model::ok_status();
 }
 
+}  // namespace
+
+model::Status reject_unknown_query(const HttpRequest& request,
+                                   std::initializer_list<std::string_view> accepted) {
+  for (const auto& [name, value] : request.query) {
+    bool known = false;
+    for (const auto parameter : accepted) known = known || name == parameter;
+    if (!known) return bad_request("Unknown query parameter: " + name + ".", name);
+  }
+  return model::ok_status();
+}
+
+namespace {
+
 model::Result<int> parse_limit(const std::optional<std::string>& text) {
   if (!text) return kListLimitDefault;
   int limit = 0;

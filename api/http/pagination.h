@@ -22,6 +22,11 @@ struct ListOptions {
   std::initializer_list<std::string_view> filters{};  // other accepted parameters
 };
 
+// Refuses the first query parameter not in `accepted` (400 bad_request, param naming it): for
+// endpoints that are not paginated lists.
+model::Status reject_unknown_query(const HttpRequest& request,
+                                   std::initializer_list<std::string_view> accepted);
+
 // Validates limit, starting_after (format and existence), the created range and rejects unknown
 // parameters, each with `param` naming the parameter.
 model::Result<infra::repositories::ListQuery> parse_list_query(const RequestContext& context,

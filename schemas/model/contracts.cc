@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
+#include "schemas/model/catalog_openapi.h"
 #include "schemas/model/openapi.h"
 
 namespace payrail::generated {
@@ -20,7 +22,15 @@ std::span<const EmbeddedFile> sql_migrations() {
 }
 
 std::span<const EmbeddedFile> openapi_parts() {
-  return {generated::openapi_files, generated::openapi_files_count};
+  // The files of schemas/openapi/, then the components generated from the corridor table.
+  static const std::string catalog_components = catalog_openapi_fragment();
+  static const std::vector<EmbeddedFile> parts = [] {
+    std::vector<EmbeddedFile> files(generated::openapi_files,
+                                    generated::openapi_files + generated::openapi_files_count);
+    files.push_back({"generated:catalog_components.json", catalog_components});
+    return files;
+  }();
+  return parts;
 }
 
 std::string_view openapi_document() {

@@ -11,8 +11,9 @@ namespace payrail::model {
 // SQL migrations, sorted by file name (NNNN_name.sql), applied in that order.
 std::span<const EmbeddedFile> sql_migrations();
 
-// The embedded parts of the OpenAPI description: schemas/openapi/openapi.json, then the fragments
-// of schemas/openapi/paths/ in name order.
+// The parts of the OpenAPI description: schemas/openapi/openapi.json, then the fragments of
+// schemas/openapi/paths/ in name order, then the components generated from the corridor table
+// (schemas/model/catalog_openapi.h).
 std::span<const EmbeddedFile> openapi_parts();
 
 // The OpenAPI 3.1 description served at GET /v1/openapi.json, assembled once from its parts

@@ -77,6 +77,26 @@ class OpenApiEndpoint : public ::testing::Test {
     }
   }
 
+  // "?name=value&..." for the operation's required query parameters, each at its documented
+  // example ("" when it has none).
+  static std::string required_query(const rapidjson::Value& root,
+                                    const rapidjson::Value& operation) {
+    std::string query;
+    if (!operation.HasMember("parameters")) return query;
+    for (const auto& node : operation["parameters"].GetArray()) {
+      const auto* parameter = resolve(root, node);
+      if (parameter == nullptr || std::string((*parameter)["in"].GetString()) != "query" ||
+          !parameter->HasMember("required") || !(*parameter)["required"].GetBool()) {
+        continue;
+      }
+      EXPECT_TRUE(parameter->HasMember("example")) << (*parameter)["name"].GetString();
+      if (!parameter->HasMember("example")) continue;
+      query += (query.empty() ? "?" : "&") + std::string((*parameter)["name"].GetString()) + "=" +
+               (*parameter)["example"].GetString();
+    }
+    return query;
+  }
+
   static TestStack* stack_;
 };
 TestStack* OpenApiEndpoint::stack_ = nullptr;
@@ -146,7 +166,8 @@ TEST_F(OpenApiEndpoint, UnauthenticatedCallsGetDocumentedStatuses) {
 }
 
 // Every documented API-key GET without path parameters, called with a fresh organization's
-// test key, answers 200 with the members its documented schema requires (list items included).
+// test key (and the documented example of each required query parameter), answers 200 with the
+// members its documented schema requires (list items included).
 TEST_F(OpenApiEndpoint, AuthenticatedReadsReturnTheDocumentedMembers) {
   const auto organization = stack_->create_organization();
   const auto document = served_document();
@@ -157,7 +178,8 @@ TEST_F(OpenApiEndpoint, AuthenticatedReadsReturnTheDocumentedMembers) {
     if (name.find('{') != std::string::npos || !path->value.HasMember("get")) continue;
     const auto& operation = path->value["get"];
     if (operation["security"].Empty()) continue;
-    const auto response = stack_->http().get(name, with_key(organization.test_key));
+    const auto response = stack_->http().get(name + required_query(document, operation),
+                                             with_key(organization.test_key));
     ASSERT_EQ(response.status, 200) << name << ": " << response.body;
     const auto& schema = operation["responses"]["200"]["content"]["application/json"]["schema"];
     const auto body = response.json();
