@@ -1,18 +1,19 @@
 // Live-mode fiat corridors and collection rails per organization (one mechanism for both), and
-// the audit trail that records who enabled what.
+// the audit trail that records who enabled what. Corridor countries and collection methods are
+// the corridor table's (schemas/model/corridors.h): nothing else can be enabled.
+#include <algorithm>
 #include <cstdio>
-#include <regex>
+#include <vector>
 
 #include "infra/cli/command_table.h"
 #include "infra/repositories/audit.h"
 #include "infra/repositories/rails.h"
+#include "schemas/model/corridors.h"
 
 namespace payrail::infra::cli {
 namespace {
 
 namespace rails = repositories::rails;
-
-constexpr const char* kCollectionMethods[] = {"interac_etransfer", "ach", "eft"};
 
 struct Target {
   std::string org_id;
@@ -26,23 +27,40 @@ std::optional<Target> target_of(const Options& options, rails::RailKind kind) {
   const auto actor = operator_name(options);
   const auto name = option(options, kind == rails::RailKind::fiat_corridor ? "country" : "method");
   if (!org || !actor || !name) return std::nullopt;
-  bool valid = false;
-  if (kind == rails::RailKind::fiat_corridor) {
-    valid = std::regex_match(*name, std::regex("[A-Z]{2}"));
-  } else {
-    for (const char* method : kCollectionMethods) valid = valid || *name == method;
-  }
-  if (!valid) return std::nullopt;
   return Target{*org, kind, *name, *actor};
+}
+
+// The corridor table's names, for messages: "AR|BR|..." or "interac_etransfer|eft|ach".
+std::string table_names(rails::RailKind kind) {
+  const bool corridors = kind == rails::RailKind::fiat_corridor;
+  std::vector<std::string_view> names;
+  for (const auto& method : model::payment_methods()) {
+    const auto direction = corridors ? model::Direction::payout : model::Direction::collection;
+    const auto name = corridors ? method.country : method.type;
+    if (method.direction != direction) continue;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  std::string joined;
+  for (const auto name : names) joined += (joined.empty() ? "" : "|") + std::string(name);
+  return joined;
+}
+
+bool in_table(rails::RailKind kind, std::string_view name) {
+  if (kind == rails::RailKind::fiat_corridor) return !model::payout_methods(name).empty();
+  return model::find_collection_method(name) != nullptr;
 }
 
 int set_rail(const Config& config, const Options& options, rails::RailKind kind, bool enable) {
   const auto target = target_of(options, kind);
   if (!target) {
-    return fail(std::string(kind == rails::RailKind::fiat_corridor
-                                ? "needs --org org_... --country XX"
-                                : "needs --org org_... --method interac_etransfer|ach|eft") +
-                " and an operator (--operator name, or PAYRAIL_OPERATOR / USER)");
+    return fail(
+        std::string(kind == rails::RailKind::fiat_corridor ? "needs --org org_... --country "
+                                                           : "needs --org org_... --method ") +
+        table_names(kind) + " and an operator (--operator name, or PAYRAIL_OPERATOR / USER)");
+  }
+  if (!in_table(kind, target->name)) {
+    return fail(std::string(kind == rails::RailKind::fiat_corridor ? "--country" : "--method") +
+                " must be one of " + table_names(kind));
   }
   auto pool = open_pool(config);
   const auto what = std::string(rails::kind_name(kind)) + " " + target->name + " for " +

@@ -71,6 +71,14 @@ TEST_F(RailsCommands, BadInputIsRefusedAndChangesNothing) {
   const auto before = database_->scalar("SELECT count(*) FROM organization_rails");
   EXPECT_NE(cli({"corridor-enable", "--org", "org_rails1", "--country", "mx"}).first, 0);
   EXPECT_NE(cli({"rail-enable", "--org", "org_rails1", "--method", "wire"}).first, 0);
+  // Well formed but not in the corridor table: JP has no payout corridor, clabe is a payout
+  // method and not a collection rail.
+  const auto japan = cli({"corridor-enable", "--org", "org_rails1", "--country", "JP"});
+  EXPECT_NE(japan.first, 0);
+  EXPECT_NE(japan.second.find("must be one of AR|BR|CA|CO|DE|ES|FR|GB|IN|MX|NG|PH|US"),
+            std::string::npos)
+      << japan.second;
+  EXPECT_NE(cli({"rail-enable", "--org", "org_rails1", "--method", "clabe"}).first, 0);
   const auto missing = cli({"corridor-enable", "--org", "org_nosuch", "--country", "BR"});
   EXPECT_NE(missing.first, 0);
   EXPECT_NE(missing.second.find("No such organization"), std::string::npos) << missing.second;
