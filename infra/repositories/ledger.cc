@@ -75,6 +75,22 @@ std::string delta(const MovementSpec& spec, std::string_view account, const std:
 
 }  // namespace
 
+std::optional<Movement> movement_of(model::MoneyEffect effect, Movement settle_as) {
+  switch (effect) {
+    case model::MoneyEffect::none:
+      return std::nullopt;
+    case model::MoneyEffect::hold:
+      return Movement::hold;
+    case model::MoneyEffect::release:
+      return Movement::release;
+    case model::MoneyEffect::refund:
+      return Movement::refund;
+    case model::MoneyEffect::settle:
+      return settle_as;
+  }
+  return std::nullopt;
+}
+
 Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::string_view asset,
               Movement movement, std::optional<std::string_view> resource_id,
               const std::string& amount) {

@@ -12,6 +12,7 @@
 #include "infra/pg/pool.h"
 
 #include "schemas/model/mode.h"
+#include "schemas/model/payout_lifecycle.h"
 #include "schemas/model/result.h"
 
 namespace payrail::infra::repositories::ledger {
@@ -25,6 +26,10 @@ enum class Movement {
   settle_fiat,      // fiat payout completed: held -> fiat_payouts_sent
   credit,           // collection settled: collections_received -> available
 };
+
+// The movement of a lifecycle row's money effect (schemas/model/payout_lifecycle.h); `settle_as`
+// is where a completed payout's hold goes (settle for payouts, settle_fiat for fiat payouts).
+std::optional<Movement> movement_of(model::MoneyEffect effect, Movement settle_as);
 
 enum class Applied { applied, already_applied, insufficient_balance };
 

@@ -81,22 +81,6 @@ PayoutRow read_row(const pqxx::row& row) {
   return payout;
 }
 
-std::optional<ledger::Movement> movement_of(model::MoneyEffect effect) {
-  switch (effect) {
-    case model::MoneyEffect::none:
-      return std::nullopt;
-    case model::MoneyEffect::hold:
-      return ledger::Movement::hold;
-    case model::MoneyEffect::release:
-      return ledger::Movement::release;
-    case model::MoneyEffect::refund:
-      return ledger::Movement::refund;
-    case model::MoneyEffect::settle:
-      return ledger::Movement::settle;
-  }
-  return std::nullopt;
-}
-
 // Everything a transition does besides the status itself. Returns false when the hold found the
 // balance short (only possible at creation; the caller rolls back).
 bool apply_effects(pqxx::work& tx, const PayoutRow& after,
@@ -107,13 +91,17 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
           : std::nullopt;
   pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
            std::string(model::payout_trigger_name(transition.trigger)));
-  if (const auto movement = movement_of(transition.effects.money)) {
+  if (const auto movement =
+          ledger::movement_of(transition.effects.money, ledger::Movement::settle)) {
     const auto applied =
         ledger::apply(tx, after.org_id, after.resource.mode, after.resource.currency, *movement,
                       after.resource.id, after.resource.amount);
     if (applied == ledger::Applied::insufficient_balance) return false;
   }
-  if (transition.effects.returns_spend) spend::give_back(tx, after.resource.id);
+  if (transition.effects.returns_spend) {
+    spend::give_back(
+        tx, {after.org_id, after.resource.mode, after.amount_usd, after.resource.created_at});
+  }
   if (transition.effects.event) {
     const std::string type(*transition.effects.event);
     events::append(tx,
@@ -168,11 +156,8 @@ model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request) {
     }
     const auto& scope = request.scope;
     const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
-    const auto amount_usd = model::parse_decimal(request.amount_usd);
-    if (!amount_usd || model::compare(*amount_usd, limits.per_payout_usd) > 0) {
-      return model::Error::make(model::ErrorCode::limit_exceeded,
-                                "The payout exceeds the per-payout limit of " +
-                                    model::format_decimal(limits.per_payout_usd) + " USD.");
+    if (auto within = spend::check_per_payout(request.amount_usd, limits); !within.ok()) {
+      return within.error();
     }
     auto created = read_row(pg::exec(
         tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount, request.currency,

@@ -22,12 +22,11 @@ WHERE c.amount_usd + EXCLUDED.amount_usd <= $5::numeric
 RETURNING 1)sql"};
 
 constexpr pg::Statement kGiveBack{"spend_give_back", R"sql(
-UPDATE spend_counters c SET amount_usd = greatest(0, c.amount_usd - p.amount_usd)
-FROM payouts p
-WHERE p.id = $1 AND c.org_id = p.org_id AND c.mode = p.mode
-  AND ((c.period = 'day' AND c.period_start = (p.created_at AT TIME ZONE 'UTC')::date)
+UPDATE spend_counters c SET amount_usd = greatest(0, c.amount_usd - $3::numeric)
+WHERE c.org_id = $1 AND c.mode = $2
+  AND ((c.period = 'day' AND c.period_start = ($4::timestamptz AT TIME ZONE 'UTC')::date)
     OR (c.period = 'month'
-        AND c.period_start = date_trunc('month', p.created_at AT TIME ZONE 'UTC')::date)))sql"};
+        AND c.period_start = date_trunc('month', $4::timestamptz AT TIME ZONE 'UTC')::date)))sql"};
 
 constexpr pg::Statement kSetOverrides{
     "spend_set_overrides",
@@ -57,6 +56,19 @@ model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, mo
   return limits;
 }
 
+bool within_auto_approval(const std::string& amount_usd, const model::PayoutLimits& limits) {
+  const auto amount = model::parse_decimal(amount_usd);
+  return amount && model::compare(*amount, limits.auto_approval_usd) <= 0;
+}
+
+model::Status check_per_payout(const std::string& amount_usd, const model::PayoutLimits& limits) {
+  const auto amount = model::parse_decimal(amount_usd);
+  if (amount && model::compare(*amount, limits.per_payout_usd) <= 0) return model::ok_status();
+  return model::Error::make(model::ErrorCode::limit_exceeded,
+                            "The payout exceeds the per-payout limit of " +
+                                model::format_decimal(limits.per_payout_usd) + " USD.");
+}
+
 model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
                       const std::string& amount_usd, const model::PayoutLimits& limits) {
   const auto amount = model::parse_decimal(amount_usd);
@@ -78,8 +90,10 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   return model::ok_status();
 }
 
-void give_back(pqxx::work& tx, std::string_view payout_id) {
-  pg::exec(tx, kGiveBack, std::string(payout_id));
+void give_back(pqxx::work& tx, const Reserved& reserved) {
+  pg::exec(tx, kGiveBack, std::string(reserved.org_id),
+           std::string(model::mode_name(reserved.mode)), std::string(reserved.amount_usd),
+           std::string(reserved.created_at));
 }
 
 model::Status set_overrides(pg::Pool& pool, std::string_view org_id, model::Mode mode,

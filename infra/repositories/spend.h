@@ -1,5 +1,6 @@
 // Payout limits per organization and mode: the effective limits (operator overrides or the
-// defaults) and the daily/monthly spend counters, reserved atomically at creation.
+// defaults) and the daily/monthly spend counters, reserved atomically at creation. Stablecoin and
+// fiat payouts share one set of counters (amounts in USD).
 #pragma once
 
 #include <pqxx/pqxx>
@@ -16,14 +17,28 @@ namespace payrail::infra::repositories::spend {
 
 model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode);
 
+// Amounts at or below the auto-approval limit proceed without a member's approval.
+bool within_auto_approval(const std::string& amount_usd, const model::PayoutLimits& limits);
+
+// limit_exceeded when `amount_usd` is above the per-payout limit.
+model::Status check_per_payout(const std::string& amount_usd, const model::PayoutLimits& limits);
+
 // Adds `amount_usd` to today's and this month's counters unless that would pass a limit; the
 // error is limit_exceeded naming which. Counter rows are locked, so concurrent creates cannot
 // pass the limit together.
 model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
                       const std::string& amount_usd, const model::PayoutLimits& limits);
 
+// What a payout (stablecoin or fiat) reserved: its USD value and when it was created.
+struct Reserved {
+  std::string_view org_id;
+  model::Mode mode = model::Mode::test;
+  std::string_view amount_usd;
+  std::string_view created_at;  // ISO 8601 UTC: the counters' day and month
+};
+
 // Gives a payout's amount back to the counters of the day and month it was created in.
-void give_back(pqxx::work& tx, std::string_view payout_id);
+void give_back(pqxx::work& tx, const Reserved& reserved);
 
 struct LimitOverrides {
   std::optional<std::string> auto_approval_usd;  // nullopt: the mode's default

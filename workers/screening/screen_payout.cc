@@ -34,9 +34,9 @@ model::Result<bool> start_screening(pqxx::work& tx, const topics::Envelope& mess
 PayoutTrigger trigger_for(const payouts::ScreeningResult& result, const payouts::PayoutRow& payout,
                           const model::PayoutLimits& limits) {
   if (result.blocked) return PayoutTrigger::screening_flagged;
-  const auto amount_usd = model::parse_decimal(payout.amount_usd);
-  const bool within = amount_usd && model::compare(*amount_usd, limits.auto_approval_usd) <= 0;
-  return within ? PayoutTrigger::screening_clear : PayoutTrigger::screening_over_limit;
+  return infra::repositories::spend::within_auto_approval(payout.amount_usd, limits)
+             ? PayoutTrigger::screening_clear
+             : PayoutTrigger::screening_over_limit;
 }
 
 // Step 2: record the decision, release the hold if blocked, hand approved payouts to execution,
