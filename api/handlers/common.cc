@@ -13,6 +13,11 @@ model::Result<rapidjson::Document> parse_body(const RequestContext& context,
   return document;
 }
 
+model::Status check_no_body(const RequestContext& context) {
+  if (context.request.body.empty() || parse_body(context, {}).ok()) return model::ok_status();
+  return model::bad_request("This operation takes no body.");
+}
+
 HttpResponse json_object_response(int status,
                                   const std::function<void(model::json::Writer&)>& write) {
   rapidjson::StringBuffer buffer;

@@ -13,6 +13,9 @@ namespace payrail::api {
 model::Result<rapidjson::Document> parse_body(const RequestContext& context,
                                               std::span<const model::json::Field> fields);
 
+// For operations that take no body: none, or an empty JSON object; 400 otherwise.
+model::Status check_no_body(const RequestContext& context);
+
 // A response whose body is one JSON object written by `write`.
 HttpResponse json_object_response(int status,
                                   const std::function<void(model::json::Writer&)>& write);

@@ -53,9 +53,7 @@ model::Result<HttpResponse> list_events(RequestContext& context) {
 }
 
 model::Result<HttpResponse> redeliver_event(RequestContext& context) {
-  if (!context.request.body.empty() && !parse_body(context, {}).ok()) {
-    return model::bad_request("This operation takes no body.");
-  }
+  if (auto status = check_no_body(context); !status.ok()) return status.error();
   const auto& principal = *context.api_key;
   auto& db = *context.services->db;
   const auto& event_id = context.path_param("id");

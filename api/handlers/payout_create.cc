@@ -3,9 +3,8 @@
 #include <array>
 
 #include "api/handlers/common.h"
-#include "api/http/worker_pool.h"
+#include "api/handlers/screened_create.h"
 #include "api/middleware/organization_gate.h"
-#include "api/payout_decisions.h"
 #include "api/services.h"
 #include "infra/chain/chain_adapter.h"
 #include "infra/crypto/crypto.h"
@@ -26,8 +25,6 @@ using model::json::Field;
 using model::json::Kind;
 
 constexpr std::string_view kEndpoint = "POST /v1/payouts";
-constexpr std::size_t kIdempotencyKeyLengthMax = 255;
-constexpr int kAbandonedAfterExtraSeconds = 10;
 
 constexpr std::array kBodyFields{
     Field{"amount", Kind::string, true}, Field{"currency", Kind::string, true},
@@ -36,20 +33,8 @@ constexpr std::array kBodyFields{
 constexpr std::array kDestinationFields{Field{"network", Kind::string, true},
                                         Field{"address", Kind::string, true}};
 
-model::Result<std::string> idempotency_key(const HttpRequest& request) {
-  const auto key = request.header("Idempotency-Key");
-  if (!key) return model::bad_request("The Idempotency-Key header is required.", "Idempotency-Key");
-  bool printable = !key->empty() && key->size() <= kIdempotencyKeyLengthMax;
-  for (const char c : *key) printable = printable && c >= 0x20 && c <= 0x7E;
-  if (!printable) {
-    return model::bad_request("Idempotency-Key must be 1 to 255 printable ASCII characters.",
-                              "Idempotency-Key");
-  }
-  return std::string(*key);
-}
-
 model::Result<payouts::NewPayout> validate(const RequestContext& context) {
-  auto key = idempotency_key(context.request);
+  auto key = screened_create::idempotency_key(context.request);
   if (!key.ok()) return key.error();
   auto body = parse_body(context, kBodyFields);
   if (!body.ok()) return body.error();
@@ -129,99 +114,22 @@ HttpResponse decision_response(const payouts::PayoutRow& payout, const std::stri
   return HttpResponse::json(status, model::payout_json(payout.resource));
 }
 
-// A replay is the original response: status, body and Request-Id (which an error body repeats).
-HttpResponse replayed(HttpResponse response, const std::optional<std::string>& request_id) {
-  response.headers.emplace_back("Idempotent-Replayed", "true");
-  if (request_id) response.headers.emplace_back("Request-Id", *request_id);
-  return response;
-}
-
-// Reads the payout, builds the answer and records it for replays, in one transaction.
-model::Result<HttpResponse> answer_from_payout(Services& services, const idempotency::Scope& scope,
-                                               const std::string& payout_id,
-                                               const std::string& request_id) {
-  return services.db->transact([&](pqxx::work& tx) -> model::Result<HttpResponse> {
-    const auto payout = payouts::find(tx, scope.org_id, scope.mode, payout_id);
-    if (!payout) return Error::make(ErrorCode::internal_error, "An internal error occurred.");
-    auto response = decision_response(*payout, request_id);
-    idempotency::complete(tx, scope, response.status, response.body, request_id);
-    return response;
-  });
-}
-
-void send(Responder& responder, model::Result<HttpResponse> response, bool replay) {
-  if (!response.ok()) return responder.send_error(response.error());
-  responder.send(replay ? replayed(std::move(response.value()), std::nullopt)
-                        : std::move(response.value()));
-}
-
-// A second request with a key that was already used: the original answer, a conflict, or
-// "still in progress".
-void respond_existing(const RequestContext& context, Responder responder,
-                      const payouts::NewPayout& request, const idempotency::Record& record) {
-  if (record.endpoint != request.endpoint || record.request_hash != request.request_hash) {
-    return responder.send_error(Error::make(
-        ErrorCode::idempotency_conflict,
-        "This Idempotency-Key was already used with a different request; use a new key."));
-  }
-  if (record.response_status && record.response_body) {
-    return responder.send(
-        replayed(HttpResponse::json(*record.response_status, *record.response_body),
-                 record.response_request_id));
-  }
-  const int abandoned_after_seconds =
-      context.services->config.screening_wait_ms / 1000 + kAbandonedAfterExtraSeconds;
-  if (record.age_seconds < abandoned_after_seconds) {
-    auto error = Error::make(ErrorCode::idempotency_conflict,
-                             "A request with this Idempotency-Key is still in progress; retry "
-                             "after a second.");
-    error.headers["Retry-After"] = "1";
-    return responder.send_error(error);
-  }
-  // The first request never recorded its answer (its process died): answer from the payout.
-  send(responder,
-       answer_from_payout(*context.services, request.scope, record.resource_id,
-                          responder.request_id()),
-       true);
-}
-
-struct PendingCreate {
-  ContextPtr context;
-  Responder responder;
-  idempotency::Scope scope;
-  std::string payout_id;
-};
-
-void finish_create(const std::shared_ptr<PendingCreate>& pending) {
-  send(pending->responder,
-       answer_from_payout(*pending->context->services, pending->scope, pending->payout_id,
-                          pending->responder.request_id()),
-       false);
-}
-
 bool decided(model::PayoutStatus status) {
   return status != model::PayoutStatus::pending && status != model::PayoutStatus::screening;
 }
 
-// Waits for the screening decision without holding a worker thread, then answers.
-void await_decision(ContextPtr context, Responder responder, const payouts::PayoutRow& created,
-                    const idempotency::Scope& scope) {
-  auto& services = *context->services;
-  auto pending = std::make_shared<PendingCreate>(
-      PendingCreate{context, std::move(responder), scope, created.resource.id});
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(services.config.screening_wait_ms);
-  auto* workers = services.workers;
-  const auto handle =
-      services.payout_decisions->wait(created.resource.id, deadline, [pending, workers] {
-        if (!workers->try_submit([pending] { finish_create(pending); })) finish_create(pending);
-      });
-  // The decision may have been committed before the waiter was registered.
-  auto current = payouts::find(*services.db, scope.org_id, scope.mode, created.resource.id);
-  if (!current.ok() || !*current || decided((*current)->status)) {
-    services.payout_decisions->wake(handle);
-  }
-}
+const screened_create::Resource kPayoutResource{
+    .answer = [](pqxx::work& tx, const idempotency::Scope& scope, const std::string& id,
+                 const std::string& request_id) -> std::optional<HttpResponse> {
+      const auto payout = payouts::find(tx, scope.org_id, scope.mode, id);
+      if (!payout) return std::nullopt;
+      return decision_response(*payout, request_id);
+    },
+    .decided =
+        [](infra::pg::Pool& pool, const idempotency::Scope& scope, const std::string& id) {
+          auto current = payouts::find(pool, scope.org_id, scope.mode, id);
+          return !current.ok() || !*current || decided((*current)->status);
+        }};
 
 }  // namespace
 
@@ -229,12 +137,15 @@ void create_payout(ContextPtr context, Responder responder) {
   auto request = validate(*context);
   if (!request.ok()) return responder.send_error(request.error());
   auto& services = *context->services;
+  const screened_create::CreateRequest keyed{request->scope, request->endpoint,
+                                             request->request_hash};
   if (context->api_key->mode == model::Mode::live) {
     // A retry with a used key gets the original answer even if live payouts became unavailable
     // since. (In test mode nothing is checked between here and the claim in create().)
-    auto existing = idempotency::find(*services.db, request->scope);
-    if (!existing.ok()) return responder.send_error(existing.error());
-    if (*existing) return respond_existing(*context, std::move(responder), *request, **existing);
+    auto unused =
+        screened_create::replay_used_key(*context, std::move(responder), kPayoutResource, keyed);
+    if (!unused) return;
+    responder = std::move(*unused);
     if (auto live = check_live_mode(*context); !live.ok()) {
       return responder.send_error(live.error());
     }
@@ -242,16 +153,12 @@ void create_payout(ContextPtr context, Responder responder) {
   auto outcome = payouts::create(*services.db, *request);
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
-    return respond_existing(*context, std::move(responder), *request, *outcome->existing);
+    return screened_create::respond_existing(*context, std::move(responder), kPayoutResource, keyed,
+                                             *outcome->existing);
   }
   services.relay->wake();
-  if (services.config.screening_wait_ms == 0) {
-    return send(responder,
-                answer_from_payout(services, request->scope, outcome->created->resource.id,
-                                   responder.request_id()),
-                false);
-  }
-  await_decision(std::move(context), std::move(responder), *outcome->created, request->scope);
+  screened_create::answer_when_decided(std::move(context), std::move(responder), kPayoutResource,
+                                       request->scope, outcome->created->resource.id);
 }
 
 }  // namespace payrail::api

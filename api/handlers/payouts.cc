@@ -54,15 +54,8 @@ model::Result<HttpResponse> list_payouts(RequestContext& context) {
       [](const payouts::PayoutRow& payout) { return payout.resource.id; });
 }
 
-model::Status reject_body(const RequestContext& context) {
-  if (context.request.body.empty()) return model::ok_status();
-  return parse_body(context, {}).ok()
-             ? model::ok_status()
-             : model::Status(model::bad_request("This operation takes no body."));
-}
-
 model::Result<HttpResponse> cancel_payout(RequestContext& context) {
-  if (auto status = reject_body(context); !status.ok()) return status.error();
+  if (auto status = check_no_body(context); !status.ok()) return status.error();
   const auto& principal = *context.api_key;
   auto cancelled = payouts::cancel(*context.services->db, principal.org_id, principal.mode,
                                    context.path_param("id"));
@@ -73,7 +66,7 @@ model::Result<HttpResponse> cancel_payout(RequestContext& context) {
 // Approve and reject are for members of the owning organization (identity-provider session);
 // anyone else gets 404, as for a foreign id.
 model::Result<HttpResponse> decide_held_payout(RequestContext& context, bool approve) {
-  if (auto status = reject_body(context); !status.ok()) return status.error();
+  if (auto status = check_no_body(context); !status.ok()) return status.error();
   auto& db = *context.services->db;
   const auto& id = context.path_param("id");
   auto found = payouts::find_any(db, id);

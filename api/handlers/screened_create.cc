@@ -1,0 +1,136 @@
+#include "api/handlers/screened_create.h"
+
+#include <chrono>
+#include <memory>
+
+#include "api/http/worker_pool.h"
+#include "api/payout_decisions.h"
+#include "api/services.h"
+
+namespace payrail::api::screened_create {
+namespace {
+
+namespace idempotency = infra::repositories::idempotency;
+using model::Error;
+using model::ErrorCode;
+
+constexpr std::size_t kIdempotencyKeyLengthMax = 255;
+constexpr int kAbandonedAfterExtraSeconds = 10;
+
+// A replay is the original response: status, body and Request-Id (which an error body repeats).
+HttpResponse replayed(HttpResponse response, const std::optional<std::string>& request_id) {
+  response.headers.emplace_back("Idempotent-Replayed", "true");
+  if (request_id) response.headers.emplace_back("Request-Id", *request_id);
+  return response;
+}
+
+// Reads the resource, builds the answer and records it for replays, in one transaction.
+model::Result<HttpResponse> answer_from_resource(Services& services, const Resource& resource,
+                                                 const idempotency::Scope& scope,
+                                                 const std::string& id,
+                                                 const std::string& request_id) {
+  return services.db->transact([&](pqxx::work& tx) -> model::Result<HttpResponse> {
+    auto response = resource.answer(tx, scope, id, request_id);
+    if (!response) return Error::make(ErrorCode::internal_error, "An internal error occurred.");
+    idempotency::complete(tx, scope, response->status, response->body, request_id);
+    return std::move(*response);
+  });
+}
+
+void send(Responder& responder, model::Result<HttpResponse> response, bool replay) {
+  if (!response.ok()) return responder.send_error(response.error());
+  responder.send(replay ? replayed(std::move(response.value()), std::nullopt)
+                        : std::move(response.value()));
+}
+
+struct PendingCreate {
+  ContextPtr context;
+  Responder responder;
+  const Resource* resource;
+  idempotency::Scope scope;
+  std::string id;
+};
+
+void finish_create(const std::shared_ptr<PendingCreate>& pending) {
+  send(pending->responder,
+       answer_from_resource(*pending->context->services, *pending->resource, pending->scope,
+                            pending->id, pending->responder.request_id()),
+       false);
+}
+
+}  // namespace
+
+model::Result<std::string> idempotency_key(const HttpRequest& request) {
+  const auto key = request.header("Idempotency-Key");
+  if (!key) return model::bad_request("The Idempotency-Key header is required.", "Idempotency-Key");
+  bool printable = !key->empty() && key->size() <= kIdempotencyKeyLengthMax;
+  for (const char c : *key) printable = printable && c >= 0x20 && c <= 0x7E;
+  if (!printable) {
+    return model::bad_request("Idempotency-Key must be 1 to 255 printable ASCII characters.",
+                              "Idempotency-Key");
+  }
+  return std::string(*key);
+}
+
+void respond_existing(const RequestContext& context, Responder responder, const Resource& resource,
+                      const CreateRequest& request, const idempotency::Record& record) {
+  if (record.endpoint != request.endpoint || record.request_hash != request.request_hash) {
+    return responder.send_error(Error::make(
+        ErrorCode::idempotency_conflict,
+        "This Idempotency-Key was already used with a different request; use a new key."));
+  }
+  if (record.response_status && record.response_body) {
+    return responder.send(
+        replayed(HttpResponse::json(*record.response_status, *record.response_body),
+                 record.response_request_id));
+  }
+  const int abandoned_after_seconds =
+      context.services->config.screening_wait_ms / 1000 + kAbandonedAfterExtraSeconds;
+  if (record.age_seconds < abandoned_after_seconds) {
+    auto error = Error::make(ErrorCode::idempotency_conflict,
+                             "A request with this Idempotency-Key is still in progress; retry "
+                             "after a second.");
+    error.headers["Retry-After"] = "1";
+    return responder.send_error(error);
+  }
+  // The first request never recorded its answer (its process died): answer from the resource.
+  send(responder,
+       answer_from_resource(*context.services, resource, request.scope, record.resource_id,
+                            responder.request_id()),
+       true);
+}
+
+std::optional<Responder> replay_used_key(const RequestContext& context, Responder responder,
+                                         const Resource& resource, const CreateRequest& request) {
+  auto existing = idempotency::find(*context.services->db, request.scope);
+  if (!existing.ok()) {
+    responder.send_error(existing.error());
+    return std::nullopt;
+  }
+  if (*existing) {
+    respond_existing(context, std::move(responder), resource, request, **existing);
+    return std::nullopt;
+  }
+  return responder;
+}
+
+void answer_when_decided(ContextPtr context, Responder responder, const Resource& resource,
+                         const idempotency::Scope& scope, const std::string& id) {
+  auto& services = *context->services;
+  if (services.config.screening_wait_ms == 0) {
+    return send(responder,
+                answer_from_resource(services, resource, scope, id, responder.request_id()), false);
+  }
+  auto pending = std::make_shared<PendingCreate>(
+      PendingCreate{context, std::move(responder), &resource, scope, id});
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(services.config.screening_wait_ms);
+  auto* workers = services.workers;
+  const auto handle = services.payout_decisions->wait(id, deadline, [pending, workers] {
+    if (!workers->try_submit([pending] { finish_create(pending); })) finish_create(pending);
+  });
+  // The decision may have been committed before the waiter was registered.
+  if (resource.decided(*services.db, scope, id)) services.payout_decisions->wake(handle);
+}
+
+}  // namespace payrail::api::screened_create

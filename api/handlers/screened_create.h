@@ -1,0 +1,62 @@
+// What POST /v1/payouts and POST /v1/fiat-payouts share: the Idempotency-Key header, replays of a
+// used key, and the bounded wait for the screening decision before answering (201, 202
+// pending_approval or 403 screening_blocked). Each resource supplies how its answer is read and
+// rendered; the mechanism is written once.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "api/context.h"
+#include "infra/pg/pool.h"
+#include "infra/repositories/idempotency.h"
+
+namespace payrail::api::screened_create {
+
+// Idempotency-Key: required (400 bad_request with that param), 1 to 255 printable ASCII.
+model::Result<std::string> idempotency_key(const HttpRequest& request);
+
+struct Resource {
+  // Reads the resource in `tx` and renders the create's answer for its current status; nullopt
+  // when it does not exist (which a committed create rules out).
+  std::function<std::optional<HttpResponse>(pqxx::work& tx,
+                                            const infra::repositories::idempotency::Scope& scope,
+                                            const std::string& id, const std::string& request_id)>
+      answer;
+  // True when screening has decided (the status is past pending and screening) or the resource
+  // cannot be read; the waiter then answers at once.
+  std::function<bool(infra::pg::Pool& pool, const infra::repositories::idempotency::Scope& scope,
+                     const std::string& id)>
+      decided;
+};
+
+struct CreateRequest {
+  infra::repositories::idempotency::Scope scope;
+  std::string endpoint;      // "POST /v1/payouts"
+  std::string request_hash;  // of the endpoint and the normalized body
+};
+
+// A request whose key was already used: the original answer (replayed), 409 idempotency_conflict
+// for a different request or one still in progress, or (when the first request's process died
+// before recording its answer) the answer from the resource's current state.
+void respond_existing(const RequestContext& context, Responder responder, const Resource& resource,
+                      const CreateRequest& request,
+                      const infra::repositories::idempotency::Record& record);
+
+// In live mode a retry with a used key gets its original answer even if the live checks would
+// now refuse: returns the responder back when the key is unused (or the lookup is refused with
+// an error already sent, then nullopt).
+std::optional<Responder> replay_used_key(const RequestContext& context, Responder responder,
+                                         const Resource& resource, const CreateRequest& request);
+
+// After the create committed: answers once screening decides, or when PAYRAIL_SCREENING_WAIT_MS
+// runs out (then with the current status), without holding a thread; records the answer for
+// replays in the same transaction that reads it.
+void answer_when_decided(ContextPtr context, Responder responder, const Resource& resource,
+                         const infra::repositories::idempotency::Scope& scope,
+                         const std::string& id);
+
+}  // namespace payrail::api::screened_create
