@@ -5,7 +5,13 @@
 namespace payrail::topics {
 namespace {
 
-constexpr std::array kAllTopics{kPayoutsRequested, kPayoutsApproved, kPayoutsBroadcast, kEvents};
+constexpr std::array kAllTopics{kPayoutsRequested,
+                                kPayoutsApproved,
+                                kPayoutsBroadcast,
+                                kFiatPayoutsRequested,
+                                kFiatPayoutsApproved,
+                                kFiatPayoutsSent,
+                                kEvents};
 
 }  // namespace
 

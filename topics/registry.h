@@ -49,7 +49,38 @@ inline constexpr TopicSpec kPayoutsBroadcast{"payouts.broadcast",
                                              "payout.broadcast",
                                              "schemas/messages/payout_reference.schema.json"};
 
-// Every resource event (payout.*, and later fiat_payout.*, collection.*) -> webhook worker.
+// API (POST /v1/fiat-payouts) -> screening worker.
+inline constexpr TopicSpec kFiatPayoutsRequested{
+    "fiat_payouts.requested",
+    "fiat payout id",
+    8,
+    "api",
+    "payrail-screening",
+    "fiat_payout.requested",
+    "schemas/messages/fiat_payout_reference.schema.json"};
+
+// Screening worker (clear within auto-approval) and API (manual approval) -> execution worker,
+// which sends the payout to the payout partner. The payout is already `processing`.
+inline constexpr TopicSpec kFiatPayoutsApproved{
+    "fiat_payouts.approved",
+    "fiat payout id",
+    8,
+    "payrail-screening, api",
+    "payrail-execution",
+    "fiat_payout.approved",
+    "schemas/messages/fiat_payout_reference.schema.json"};
+
+// Execution worker (the partner accepted the payout) -> settlement worker, which asks the
+// partner for the result.
+inline constexpr TopicSpec kFiatPayoutsSent{"fiat_payouts.sent",
+                                            "fiat payout id",
+                                            8,
+                                            "payrail-execution",
+                                            "payrail-settlement",
+                                            "fiat_payout.sent",
+                                            "schemas/messages/fiat_payout_reference.schema.json"};
+
+// Every resource event (payout.*, fiat_payout.*, and later collection.*) -> webhook worker.
 inline constexpr TopicSpec kEvents{"events",
                                    "resource id",
                                    8,
