@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "infra/partners/payout_partner.h"
 #include "infra/rates/rate_source.h"
 
 namespace payrail::infra {
@@ -103,6 +104,7 @@ model::Result<Config> load_config_from_environment() {
   config.sanctions_dir = env("PAYRAIL_SANCTIONS_DIR");
   read_string("PAYRAIL_CHAIN_ADAPTER", config.chain_adapter);
   read_string("PAYRAIL_RATE_SOURCE", config.rate_source);
+  read_string("PAYRAIL_PAYOUT_PARTNER", config.payout_partner);
   read_string("PAYRAIL_WEBHOOK_ENCRYPTION_KEY", config.webhook_encryption_key_hex);
   config.webhook_ca_file = env("PAYRAIL_WEBHOOK_CA_FILE");
   read_string("PAYRAIL_LOG_LEVEL", config.log_level);
@@ -119,6 +121,7 @@ model::Result<Config> load_config_from_environment() {
       read_int("PAYRAIL_RATE_LIMIT_BURST", 1, 1000000, config.rate_limit_burst),
       read_int("PAYRAIL_SCREENING_WAIT_MS", 0, 30000, config.screening_wait_ms),
       read_int("PAYRAIL_SETTLEMENT_DELAY_MS", 0, 600000, config.settlement_delay_ms),
+      read_int("PAYRAIL_FIAT_SETTLEMENT_DELAY_MS", 0, 600000, config.fiat_settlement_delay_ms),
       read_int("PAYRAIL_SANCTIONS_RELOAD_INTERVAL_MS", 100, 86400000,
                config.sanctions_reload_interval_ms),
       read_int("PAYRAIL_WEBHOOK_TIMEOUT_MS", 100, 60000, config.webhook_timeout_ms),
@@ -134,6 +137,9 @@ model::Result<Config> load_config_from_environment() {
   }
   if (!config.chain_adapter.empty() && config.chain_adapter != "simulated") {
     return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none) or simulated");
+  }
+  if (!partners::is_known_partner(config.payout_partner)) {
+    return config_error("PAYRAIL_PAYOUT_PARTNER", "expected empty (none) or simulated");
   }
   if (!rates::is_known_source(config.rate_source)) {
     return config_error("PAYRAIL_RATE_SOURCE", "expected empty (none) or reference");

@@ -48,6 +48,10 @@ struct Config {
   std::string chain_adapter;  // empty: no live chain adapter configured
   std::string rate_source;    // empty: no live exchange rates (infra/rates/rate_source.h)
 
+  // Fiat payouts.
+  std::string payout_partner;  // empty: no live payout partner (infra/partners/payout_partner.h)
+  int fiat_settlement_delay_ms = 1000;  // the simulated partner's time from send to result
+
   // Webhooks.
   std::string webhook_encryption_key_hex;  // 64 hex chars (AES-256-GCM key)
   std::optional<std::string> webhook_ca_file;
