@@ -9,6 +9,8 @@ const char* table_of(Listable listable) {
       return "api_keys";
     case Listable::payouts:
       return "payouts";
+    case Listable::fiat_payouts:
+      return "fiat_payouts";
     case Listable::events:
       return "events";
     case Listable::webhook_endpoints:

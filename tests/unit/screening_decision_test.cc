@@ -76,5 +76,46 @@ TEST(ScreeningDecision, BlockedSuffixOnlyInTestMode) {
   EXPECT_FALSE(decide({model::Mode::live, trigger, false}, *lists).blocked);
 }
 
+// Fiat beneficiaries: the real SDN names, compared normalized. "MADURO MOROS, Nicolas" is an
+// individual row of the shipped snapshot.
+TEST(ScreeningDecision, SdnNameInAnotherOrderCaseAndAccentIsOfacSdn) {
+  auto lists = real_lists();
+  ASSERT_NE(lists, nullptr);
+  for (const auto* name :
+       {"Nicolás Maduro Moros", "nicolas MADURO moros", "MOROS, Nicolas Maduro"}) {
+    const auto result = decide_beneficiary({model::Mode::live, name, false}, *lists);
+    EXPECT_TRUE(result.blocked) << name;
+    EXPECT_EQ(result.reasons, std::vector<std::string>{"ofac_sdn"}) << name;
+    EXPECT_EQ(result.list_version, lists->version());
+  }
+  // A name that shares words with an SDN name but is not one is clear.
+  EXPECT_FALSE(decide_beneficiary({model::Mode::live, "Nicolas Moros", false}, *lists).blocked);
+  EXPECT_FALSE(
+      decide_beneficiary({model::Mode::live, "Maria Fernanda Lopez", false}, *lists).blocked);
+}
+
+TEST(ScreeningDecision, BeneficiaryBlacklistAndBothReasonsInOrder) {
+  auto lists = real_lists();
+  ASSERT_NE(lists, nullptr);
+  EXPECT_EQ(decide_beneficiary({model::Mode::live, "Maria Lopez", true}, *lists).reasons,
+            std::vector<std::string>{"internal_blacklist"});
+  EXPECT_EQ(decide_beneficiary({model::Mode::test, "Nicolas Maduro Moros", true}, *lists).reasons,
+            (std::vector<std::string>{"ofac_sdn", "internal_blacklist"}));
+}
+
+TEST(ScreeningDecision, BlockedNameSuffixOnlyInTestModeAndExactly) {
+  auto lists = real_lists();
+  ASSERT_NE(lists, nullptr);
+  const auto test = decide_beneficiary({model::Mode::test, "Maria Lopez BLOCKED", false}, *lists);
+  EXPECT_TRUE(test.blocked);
+  EXPECT_EQ(test.reasons, std::vector<std::string>{"internal_blacklist"});
+  EXPECT_FALSE(
+      decide_beneficiary({model::Mode::live, "Maria Lopez BLOCKED", false}, *lists).blocked);
+  EXPECT_FALSE(
+      decide_beneficiary({model::Mode::test, "Maria Lopez blocked", false}, *lists).blocked);
+  EXPECT_FALSE(
+      decide_beneficiary({model::Mode::test, "Maria LopezBLOCKED", false}, *lists).blocked);
+}
+
 }  // namespace
 }  // namespace payrail::workers::screening

@@ -1,17 +1,38 @@
-// payrail-execution: consumes payouts.approved; signs and broadcasts through the chain adapter
-// (test mode: the simulator) and hands accepted broadcasts to settlement.
+// payrail-execution: consumes payouts.approved, signs and broadcasts through the chain adapter
+// (test mode: the simulator) and hands accepted broadcasts to settlement; and
+// fiat_payouts.approved, sending each fiat payout to the payout partner (test mode: the
+// simulator) and handing accepted ones to settlement.
+#include "infra/log/log.h"
 #include "infra/runtime/worker.h"
+#include "workers/execution/execute_fiat_payout.h"
 #include "workers/execution/execute_payout.h"
 
 int main() {
   using namespace payrail;
+  using infra::runtime::WorkerContext;
   std::unique_ptr<infra::chain::ChainAdapters> adapters;
+  std::unique_ptr<infra::partners::PayoutPartners> partners;
+  std::optional<infra::crypto::DataKey> data_key;
   return infra::runtime::run_worker(
-      "payrail-execution", topics::kPayoutsApproved,
-      [&](infra::runtime::WorkerContext& context, const topics::Envelope& message) {
-        return workers::execution::execute_payout(context, *adapters, message);
-      },
-      [&](infra::runtime::WorkerContext& context) {
+      "payrail-execution",
+      {{&topics::kPayoutsApproved,
+        [&](WorkerContext& context, const topics::Envelope& message) {
+          return workers::execution::execute_payout(context, *adapters, message);
+        }},
+       {&topics::kFiatPayoutsApproved,
+        [&](WorkerContext& context, const topics::Envelope& message) {
+          return workers::execution::execute_fiat_payout(context, *partners,
+                                                         data_key ? &*data_key : nullptr, message);
+        }}},
+      [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
+        partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);
+        auto key = infra::crypto::DataKey::from_hex(context.config.webhook_encryption_key_hex);
+        if (key.ok()) {
+          data_key = std::move(*key);
+        } else {
+          // Fiat payouts wait (retried) until the process runs with a valid key.
+          infra::log::error("execution.data_key_invalid", {{"error", key.error().message}});
+        }
       });
 }

@@ -16,4 +16,18 @@ infra::repositories::payouts::ScreeningResult decide(
   return result;
 }
 
+infra::repositories::payouts::ScreeningResult decide_beneficiary(
+    const BeneficiaryToScreen& beneficiary, const infra::sanctions::SanctionsLists& lists) {
+  infra::repositories::payouts::ScreeningResult result;
+  result.list_version = lists.version();
+  if (lists.name_listed(beneficiary.name)) result.reasons.emplace_back("ofac_sdn");
+  const bool test_trigger =
+      beneficiary.mode == model::Mode::test && beneficiary.name.ends_with(kBlockedNameSuffix);
+  if (beneficiary.internally_blacklisted || test_trigger) {
+    result.reasons.emplace_back("internal_blacklist");
+  }
+  result.blocked = !result.reasons.empty();
+  return result;
+}
+
 }  // namespace payrail::workers::screening

@@ -21,4 +21,20 @@ struct DestinationToScreen {
 infra::repositories::payouts::ScreeningResult decide(const DestinationToScreen& destination,
                                                      const infra::sanctions::SanctionsLists& lists);
 
+// The test-mode trigger of fiat payouts: a beneficiary name ending in this is blocked as if the
+// internal blacklist listed it. Live mode ignores it.
+inline constexpr std::string_view kBlockedNameSuffix = " BLOCKED";
+
+struct BeneficiaryToScreen {
+  model::Mode mode = model::Mode::test;
+  std::string name;                     // beneficiary.name as given
+  bool internally_blacklisted = false;  // its normalized form is on the operators' list
+};
+
+// The decision for a fiat beneficiary, reasons in the same order: ofac_sdn (the name is an SDN
+// individual's or entity's name or alias, compared normalized: case, accents, punctuation and
+// word order do not matter), internal_blacklist (the operators' list, or the test-mode suffix).
+infra::repositories::payouts::ScreeningResult decide_beneficiary(
+    const BeneficiaryToScreen& beneficiary, const infra::sanctions::SanctionsLists& lists);
+
 }  // namespace payrail::workers::screening

@@ -1,20 +1,28 @@
-// payrail-screening: consumes payouts.requested and screens each destination against the OFAC
-// digital-currency addresses (the snapshot shipped in data/sanctions, or PAYRAIL_SANCTIONS_DIR)
-// and the internal blacklist.
+// payrail-screening: consumes payouts.requested and fiat_payouts.requested. Stablecoin
+// destinations are screened against the OFAC digital-currency addresses, fiat beneficiaries'
+// names against the OFAC SDN names (the snapshot shipped in data/sanctions, or
+// PAYRAIL_SANCTIONS_DIR), and both against the internal blacklist.
 #include "infra/runtime/worker.h"
 #include "infra/sanctions/sanctions.h"
 #include "workers/screening/sanctions_keeper.h"
+#include "workers/screening/screen_fiat_payout.h"
 #include "workers/screening/screen_payout.h"
 
 int main() {
   using namespace payrail;
+  using infra::runtime::WorkerContext;
   std::unique_ptr<workers::screening::SanctionsKeeper> keeper;
   return infra::runtime::run_worker(
-      "payrail-screening", topics::kPayoutsRequested,
-      [&](infra::runtime::WorkerContext& context, const topics::Envelope& message) {
-        return workers::screening::screen_payout(context, keeper->watcher(), message);
-      },
-      [&](infra::runtime::WorkerContext& context) {
+      "payrail-screening",
+      {{&topics::kPayoutsRequested,
+        [&](WorkerContext& context, const topics::Envelope& message) {
+          return workers::screening::screen_payout(context, keeper->watcher(), message);
+        }},
+       {&topics::kFiatPayoutsRequested,
+        [&](WorkerContext& context, const topics::Envelope& message) {
+          return workers::screening::screen_fiat_payout(context, keeper->watcher(), message);
+        }}},
+      [&](WorkerContext& context) {
         const auto directory = context.config.sanctions_dir.value_or(
             infra::sanctions::find_default_sanctions_directory().value_or(""));
         keeper = std::make_unique<workers::screening::SanctionsKeeper>(

@@ -1,16 +1,37 @@
-// payrail-settlement: consumes payouts.broadcast and completes payouts once confirmed.
+// payrail-settlement: consumes payouts.broadcast and completes payouts once confirmed, and
+// fiat_payouts.sent, completing or failing (with a refund) each fiat payout on the payout
+// partner's result.
+#include "infra/log/log.h"
 #include "infra/runtime/worker.h"
+#include "workers/settlement/settle_fiat_payout.h"
 #include "workers/settlement/settle_payout.h"
 
 int main() {
   using namespace payrail;
+  using infra::runtime::WorkerContext;
   std::unique_ptr<infra::chain::ChainAdapters> adapters;
+  std::unique_ptr<infra::partners::PayoutPartners> partners;
+  std::optional<infra::crypto::DataKey> data_key;
   return infra::runtime::run_worker(
-      "payrail-settlement", topics::kPayoutsBroadcast,
-      [&](infra::runtime::WorkerContext& context, const topics::Envelope& message) {
-        return workers::settlement::settle_payout(context, *adapters, message);
-      },
-      [&](infra::runtime::WorkerContext& context) {
+      "payrail-settlement",
+      {{&topics::kPayoutsBroadcast,
+        [&](WorkerContext& context, const topics::Envelope& message) {
+          return workers::settlement::settle_payout(context, *adapters, message);
+        }},
+       {&topics::kFiatPayoutsSent,
+        [&](WorkerContext& context, const topics::Envelope& message) {
+          return workers::settlement::settle_fiat_payout(context, *partners,
+                                                         data_key ? &*data_key : nullptr, message);
+        }}},
+      [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
+        partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);
+        auto key = infra::crypto::DataKey::from_hex(context.config.webhook_encryption_key_hex);
+        if (key.ok()) {
+          data_key = std::move(*key);
+        } else {
+          // Fiat payouts wait (retried) until the process runs with a valid key.
+          infra::log::error("settlement.data_key_invalid", {{"error", key.error().message}});
+        }
       });
 }

@@ -1,0 +1,112 @@
+// Fiat payout storage. Every state change goes through transition(), which applies one row of the
+// fiat payout transition table (schemas/model/fiat_payout_lifecycle.h) with all its effects in the
+// caller's transaction: status, resource_transitions log, ledger movement of the USDC funding,
+// spend counters and event. The account is stored sealed (its full form) and masked (what
+// responses show); only the execution worker opens the sealed form, to send it to the partner.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "infra/pg/pool.h"
+#include "infra/repositories/idempotency.h"
+#include "infra/repositories/listing.h"
+#include "infra/repositories/payouts.h"
+#include "schemas/model/fiat_payout.h"
+#include "schemas/model/fiat_payout_lifecycle.h"
+
+namespace payrail::infra::repositories::fiat_payouts {
+
+struct FiatPayoutRow {
+  model::FiatPayout resource;
+  std::string org_id;
+  model::FiatPayoutStatus status = model::FiatPayoutStatus::pending;
+  std::string account_type;
+  std::string account_sealed;  // nonce || ciphertext || tag of the full account JSON
+  std::string amount_usd;
+  std::optional<std::string> partner_outcome;  // accepted | rejected, once sent
+  int event_sequence = 0;
+};
+
+// One screening decision type for stablecoin and fiat payouts.
+using ScreeningResult = payouts::ScreeningResult;
+
+struct TransitionDetails {
+  std::optional<ScreeningResult> screening;
+  std::optional<std::string> failure_reason;
+  std::optional<std::string> actor;  // the member who approved or rejected
+};
+
+// Reads and locks a fiat payout (FOR UPDATE) for a worker; any organization.
+std::optional<FiatPayoutRow> lock(pqxx::work& tx, std::string_view id);
+
+// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
+std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
+                                        model::FiatPayoutTrigger trigger,
+                                        const TransitionDetails& details = {});
+
+struct NewFiatPayout {
+  idempotency::Scope scope;  // organization, mode, Idempotency-Key
+  std::string endpoint;
+  std::string request_hash;
+  std::string amount;
+  std::string currency;
+  std::string country;
+  std::string beneficiary_name;
+  std::string account_type;
+  std::string account_sealed;
+  std::string account_masked_json;
+  std::string usdc_amount;  // held: amount / rate rounded up to 6 decimals
+  std::string rate;         // USDC -> currency
+  std::string rate_as_of;
+  std::string amount_usd;
+  std::optional<std::string> metadata_json;
+};
+
+struct CreateOutcome {
+  std::optional<FiatPayoutRow> created;
+  std::optional<idempotency::Record> existing;  // the key was already used
+};
+
+// One transaction, checks in the payouts' fixed order: idempotency record, per-payout limit, hold
+// of the USDC funding (insufficient_balance), daily then monthly limits (limit_exceeded), then
+// the fiat payout `pending` and its fiat_payouts.requested message. Any refusal rolls back all.
+model::Result<CreateOutcome> create(pg::Pool& pool, const NewFiatPayout& request);
+
+// Records the partner's answer to the send (sent_at now, and when accepted its reference and
+// tracking.estimated_settlement `settlement_minutes` later) unless an answer is already recorded:
+// the first recorded answer wins. Returns the payout as it now is.
+FiatPayoutRow record_send(pqxx::work& tx, const FiatPayoutRow& payout, bool accepted,
+                          const std::string& partner_reference, int settlement_minutes);
+// Milliseconds until `delay_ms` after the partner accepted the payout (database time); 0 when
+// past or not sent.
+long remaining_delay_ms(pqxx::work& tx, std::string_view id, long delay_ms);
+
+// Intent-named operations of the API. Errors: resource_missing (not this organization's),
+// payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).
+model::Result<FiatPayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
+                                    std::string_view id);
+model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view id,
+                                     std::string_view member_subject);
+model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view id,
+                                    std::string_view member_subject);
+
+std::optional<FiatPayoutRow> find(pqxx::work& tx, std::string_view org_id, model::Mode mode,
+                                  std::string_view id);
+model::Result<std::optional<FiatPayoutRow>> find(pg::Pool& pool, std::string_view org_id,
+                                                 model::Mode mode, std::string_view id);
+// For identity-provider sessions, which are not bound to one organization and mode.
+model::Result<std::optional<FiatPayoutRow>> find_any(pg::Pool& pool, std::string_view id);
+
+struct ListFilters {
+  std::optional<std::string> status;
+  std::optional<std::string> country;
+};
+
+model::Result<Page<FiatPayoutRow>> list(pg::Pool& pool, std::string_view org_id, model::Mode mode,
+                                        const ListFilters& filters, const ListQuery& query);
+
+}  // namespace payrail::infra::repositories::fiat_payouts

@@ -1,0 +1,101 @@
+#include "workers/execution/execute_fiat_payout.h"
+
+#include "infra/log/log.h"
+#include "infra/outbox/outbox.h"
+#include "infra/repositories/fiat_payouts.h"
+#include "schemas/model/corridors.h"
+
+namespace payrail::workers::execution {
+namespace {
+
+namespace fiat_payouts = infra::repositories::fiat_payouts;
+using infra::kafka::HandlerOutcome;
+using model::FiatPayoutStatus;
+
+// Step 1: the payout to send, or nullopt when there is nothing (more) to do for this message.
+std::optional<fiat_payouts::FiatPayoutRow> begin_send(pqxx::work& tx,
+                                                      const topics::Envelope& message) {
+  if (infra::outbox::is_consumed(tx, message.message_id)) return std::nullopt;
+  auto payout = fiat_payouts::lock(tx, message.resource_id);
+  if (!payout || payout->status != FiatPayoutStatus::processing || payout->partner_outcome) {
+    infra::outbox::mark_consumed(tx, message.message_id);  // cancelled, or sent already
+    return std::nullopt;
+  }
+  return payout;
+}
+
+// Step 2: record the partner's answer; a refusal fails the payout (refund, fiat_payout.failed),
+// an accepted payout goes to settlement.
+model::Status finish_send(pqxx::work& tx, const topics::Envelope& message,
+                          const infra::partners::SendOutcome& outcome) {
+  auto payout = fiat_payouts::lock(tx, message.resource_id);
+  if (!payout || payout->status != FiatPayoutStatus::processing ||
+      infra::outbox::is_consumed(tx, message.message_id)) {
+    infra::outbox::mark_consumed(tx, message.message_id);
+    return model::ok_status();
+  }
+  const auto& resource = payout->resource;
+  const auto* method = model::find_payout_method(resource.country, payout->account_type);
+  if (method == nullptr) {
+    return model::Error::make(
+        model::ErrorCode::internal_error,
+        "no payout method " + payout->account_type + " for " + resource.country);
+  }
+  const auto after = fiat_payouts::record_send(
+      tx, *payout, outcome.accepted, outcome.partner_reference, method->typical_settlement_minutes);
+  if (after.partner_outcome == "rejected") {
+    fiat_payouts::transition(tx, after, model::FiatPayoutTrigger::partner_failed,
+                             {.failure_reason = outcome.failure_reason});
+  } else {
+    infra::outbox::enqueue(tx, topics::kFiatPayoutsSent, after.org_id, resource.mode, resource.id);
+  }
+  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::log::info("execution.sent",
+                   {{"fiat_payout_id", resource.id}, {"outcome", *after.partner_outcome}});
+  return model::ok_status();
+}
+
+model::Result<infra::partners::PartnerPayout> partner_payout_of(
+    const fiat_payouts::FiatPayoutRow& payout, const infra::crypto::DataKey& data_key) {
+  auto account = data_key.open(payout.account_sealed);
+  if (!account.ok()) {
+    return model::Error::make(model::ErrorCode::internal_error,
+                              "the sealed account cannot be opened with the configured data key");
+  }
+  const auto& resource = payout.resource;
+  return infra::partners::PartnerPayout{
+      resource.id,     resource.country,          resource.currency,
+      resource.amount, resource.beneficiary_name, std::move(*account)};
+}
+
+}  // namespace
+
+HandlerOutcome execute_fiat_payout(infra::runtime::WorkerContext& context,
+                                   const infra::partners::PayoutPartners& partners,
+                                   const infra::crypto::DataKey* data_key,
+                                   const topics::Envelope& message) {
+  auto begun = context.pool.transact(
+      [&](pqxx::work& tx) -> model::Result<std::optional<fiat_payouts::FiatPayoutRow>> {
+        return begin_send(tx, message);
+      });
+  if (!begun.ok()) return infra::runtime::retry_after(begun.error(), message.message_id);
+  if (!*begun) return HandlerOutcome::done;
+  const auto& payout = **begun;
+  auto* partner = partners.for_mode(payout.resource.mode);
+  if (partner == nullptr || data_key == nullptr) {
+    return infra::runtime::retry_after(
+        model::Error::make(model::ErrorCode::provider_unavailable,
+                           partner == nullptr ? "no live payout partner" : "no data key"),
+        message.message_id);
+  }
+  auto request = partner_payout_of(payout, *data_key);
+  if (!request.ok()) return infra::runtime::retry_after(request.error(), message.message_id);
+  auto outcome = partner->send(*request);
+  if (!outcome.ok()) return infra::runtime::retry_after(outcome.error(), message.message_id);
+  auto finished =
+      context.pool.transact([&](pqxx::work& tx) { return finish_send(tx, message, *outcome); });
+  if (!finished.ok()) return infra::runtime::retry_after(finished.error(), message.message_id);
+  return HandlerOutcome::done;
+}
+
+}  // namespace payrail::workers::execution
