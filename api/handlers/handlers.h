@@ -9,6 +9,7 @@ void register_health_routes(Router& router);
 void register_organization_routes(Router& router);
 void register_api_key_routes(Router& router);
 void register_payout_routes(Router& router);
+void register_fiat_payout_routes(Router& router);
 void register_balance_routes(Router& router);
 void register_webhook_routes(Router& router);
 void register_event_routes(Router& router);
@@ -22,6 +23,7 @@ inline Router build_router() {
   register_organization_routes(router);
   register_api_key_routes(router);
   register_payout_routes(router);
+  register_fiat_payout_routes(router);
   register_balance_routes(router);
   register_webhook_routes(router);
   register_event_routes(router);

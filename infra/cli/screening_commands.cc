@@ -1,5 +1,7 @@
 // Screening commands: the internal blacklist and the sanctions snapshot in use.
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include "infra/cli/command_table.h"
 #include "infra/repositories/blacklist.h"
@@ -17,24 +19,42 @@ std::string normalized_address(const std::string& address) {
   return evm ? model::normalize_address_for_screening(model::Network::ethereum, address) : address;
 }
 
-int blacklist_add(const Config& config, const Options& options) {
+// The entry named by --address or --name (exactly one): kind, value as given, screening form.
+// Names compare the way fiat screening does: normalize_name (case, accents, punctuation and word
+// order do not matter).
+struct BlacklistEntry {
+  std::string kind;
+  std::string value;
+  std::string normalized;
+};
+
+std::optional<BlacklistEntry> entry_of(const Options& options) {
   const auto address = option(options, "address");
-  if (!address) return fail("blacklist-add needs --address");
+  const auto name = option(options, "name");
+  if (address.has_value() == name.has_value()) return std::nullopt;
+  if (address) return BlacklistEntry{"address", *address, normalized_address(*address)};
+  const auto normalized = sanctions::normalize_name(*name);
+  if (normalized.empty()) return std::nullopt;
+  return BlacklistEntry{"name", *name, normalized};
+}
+
+int blacklist_add(const Config& config, const Options& options) {
+  const auto entry = entry_of(options);
+  if (!entry) return fail("blacklist-add needs --address 0x... or --name \"Full Name\"");
   auto pool = open_pool(config);
-  return report(
-      repositories::blacklist::add(pool, "address", *address, normalized_address(*address),
-                                   option(options, "reason").value_or("")),
-      "blacklisted " + *address);
+  return report(repositories::blacklist::add(pool, entry->kind, entry->value, entry->normalized,
+                                             option(options, "reason").value_or("")),
+                "blacklisted " + entry->kind + " " + entry->value);
 }
 
 int blacklist_remove(const Config& config, const Options& options) {
-  const auto address = option(options, "address");
-  if (!address) return fail("blacklist-remove needs --address");
+  const auto entry = entry_of(options);
+  if (!entry) return fail("blacklist-remove needs --address 0x... or --name \"Full Name\"");
   auto pool = open_pool(config);
-  auto removed = repositories::blacklist::remove(pool, "address", normalized_address(*address));
+  auto removed = repositories::blacklist::remove(pool, entry->kind, entry->normalized);
   if (!removed.ok()) return fail(removed.error().message);
-  if (!*removed) return fail(*address + " is not blacklisted");
-  std::printf("removed %s\n", address->c_str());
+  if (!*removed) return fail(entry->value + " is not blacklisted");
+  std::printf("removed %s %s\n", entry->kind.c_str(), entry->value.c_str());
   return 0;
 }
 
@@ -97,10 +117,11 @@ int sanctions_status(const Config& config, const Options&) {
 }  // namespace
 
 void add_screening_commands(CommandTable& table) {
-  table["blacklist-add"] = {"blacklist-add --address 0x... [--reason text]",
-                            "add an address to the blacklist", blacklist_add};
-  table["blacklist-remove"] = {"blacklist-remove --address 0x...",
-                               "remove an address from the blacklist", blacklist_remove};
+  table["blacklist-add"] = {"blacklist-add --address 0x... | --name \"Full Name\" [--reason text]",
+                            "add a destination address or a beneficiary name to the blacklist",
+                            blacklist_add};
+  table["blacklist-remove"] = {"blacklist-remove --address 0x... | --name \"Full Name\"",
+                               "remove an address or a name from the blacklist", blacklist_remove};
   table["blacklist-list"] = {"blacklist-list", "list the internal blacklist", blacklist_list};
   table["sanctions-update"] = {
       "sanctions-update --sdn sdn.csv --addresses <folder> [--force]",

@@ -1,0 +1,252 @@
+#include "api/handlers/fiat_payout_create.h"
+
+#include <array>
+
+#include "api/handlers/common.h"
+#include "api/handlers/screened_create.h"
+#include "api/middleware/organization_gate.h"
+#include "api/services.h"
+#include "infra/crypto/crypto.h"
+#include "infra/crypto/data_key.h"
+#include "infra/log/log.h"
+#include "infra/outbox/relay.h"
+#include "infra/partners/payout_partner.h"
+#include "infra/rates/rate_source.h"
+#include "infra/repositories/fiat_payouts.h"
+#include "infra/repositories/rails.h"
+#include "infra/repositories/screening_workers.h"
+#include "schemas/model/corridors.h"
+#include "schemas/model/limits.h"
+
+namespace payrail::api {
+namespace {
+
+namespace fiat_payouts = infra::repositories::fiat_payouts;
+namespace idempotency = infra::repositories::idempotency;
+using model::Error;
+using model::ErrorCode;
+using model::json::Field;
+using model::json::Kind;
+
+constexpr std::string_view kEndpoint = "POST /v1/fiat-payouts";
+constexpr std::size_t kBeneficiaryNameLengthMax = 140;
+
+constexpr std::array kBodyFields{
+    Field{"amount", Kind::string, true}, Field{"currency", Kind::string, true},
+    Field{"country", Kind::string, true}, Field{"beneficiary", Kind::object, true},
+    Field{"metadata", Kind::object, false}};
+// The account's own shape (an object with the method's fields) is the corridor table's to judge:
+// 422 unsupported_country naming the field (schemas/model/corridors.h).
+constexpr std::array kBeneficiaryFields{Field{"name", Kind::string, true},
+                                        Field{"account", Kind::any, true}};
+
+// A validated request: everything but what the data key and the rate source add.
+struct ValidRequest {
+  idempotency::Scope scope;
+  const rapidjson::Document* body;
+  std::string name;
+  model::ValidatedAccount account;
+  model::Decimal amount;
+  std::string currency;
+  std::string country;
+  std::optional<std::string> metadata_json;
+};
+
+model::Result<infra::crypto::DataKey> data_key(const RequestContext& context) {
+  auto key = infra::crypto::DataKey::from_hex(context.services->config.webhook_encryption_key_hex);
+  if (!key.ok()) {
+    infra::log::error("fiat_payouts.data_key_invalid", {{"error", key.error().message}});
+    return Error::make(ErrorCode::internal_error, "An internal error occurred.");
+  }
+  return key;
+}
+
+// Checks in a fixed order: Idempotency-Key, the body's shape, beneficiary.name, the corridor
+// (country, currency, account), the amount in the currency's minor units, metadata.
+model::Result<ValidRequest> validate(const RequestContext& context, const rapidjson::Document& body,
+                                     std::string key) {
+  const auto& beneficiary = *model::json::member(body, "beneficiary");
+  if (auto shape = model::json::check_object(beneficiary, kBeneficiaryFields, "beneficiary");
+      !shape.ok()) {
+    return shape.error();
+  }
+  const auto name = *model::json::string_member(beneficiary, "name");
+  if (auto text = model::json::check_text(name, "beneficiary.name", kBeneficiaryNameLengthMax);
+      !text.ok()) {
+    return text.error();
+  }
+  const auto country = *model::json::string_member(body, "country");
+  const auto currency = *model::json::string_member(body, "currency");
+  auto account = model::validate_beneficiary_account(country, currency,
+                                                     *model::json::member(beneficiary, "account"));
+  if (!account.ok()) return account.error();
+  auto amount = model::parse_amount(*model::json::string_member(body, "amount"),
+                                    *model::minor_units(currency), "amount");
+  if (!amount.ok()) return amount.error();
+  std::optional<std::string> metadata_json;
+  if (const auto* metadata = model::json::member(body, "metadata")) {
+    if (auto status = model::json::check_metadata(*metadata); !status.ok()) return status.error();
+    metadata_json = model::json::serialize(*metadata);
+  }
+  return ValidRequest{{context.api_key->org_id, context.api_key->mode, std::move(key)},
+                      &body,
+                      std::string(name),
+                      std::move(*account),
+                      *amount,
+                      std::string(currency),
+                      std::string(country),
+                      std::move(metadata_json)};
+}
+
+// The key's request: the hash is keyed with the data key, so the idempotency record holds
+// nothing from which an account number could be recovered.
+screened_create::CreateRequest keyed_request(const ValidRequest& valid,
+                                             const infra::crypto::DataKey& key) {
+  return {valid.scope, std::string(kEndpoint),
+          infra::crypto::hmac_sha256(
+              key.bytes(), std::string(kEndpoint) + "\n" + model::json::canonical(*valid.body))};
+}
+
+// The stored form: the account sealed and masked, the USDC needed at the mode's rate, the USD
+// value for limits.
+model::Result<fiat_payouts::NewFiatPayout> to_new_payout(
+    const RequestContext& context, const ValidRequest& valid,
+    const screened_create::CreateRequest& keyed, const infra::crypto::DataKey& key) {
+  auto sealed = key.seal(valid.account.full_json());
+  if (!sealed.ok()) return sealed.error();
+  auto source = context.services->rates->for_mode(valid.scope.mode);
+  if (!source.ok()) return source.error();
+  auto conversion = infra::rates::usdc_needed(**source, valid.amount, valid.currency);
+  if (!conversion.ok()) return conversion.error();
+  const auto amount_usd = model::value_in_usd(valid.amount, valid.currency);
+  if (!amount_usd) return Error::make(ErrorCode::internal_error, "An internal error occurred.");
+  fiat_payouts::NewFiatPayout request;
+  request.scope = keyed.scope;
+  request.endpoint = keyed.endpoint;
+  request.request_hash = keyed.request_hash;
+  request.amount = model::format_decimal(valid.amount);
+  request.currency = valid.currency;
+  request.country = valid.country;
+  request.beneficiary_name = valid.name;
+  request.account_type = std::string(valid.account.type());
+  request.account_sealed = std::move(*sealed);
+  request.account_masked_json = valid.account.masked_json();
+  request.usdc_amount = model::format_decimal(conversion->usdc);
+  request.rate = model::format_decimal(conversion->rate.rate);
+  request.rate_as_of = conversion->rate.as_of;
+  request.amount_usd = model::format_decimal(*amount_usd);
+  request.metadata_json = valid.metadata_json;
+  return request;
+}
+
+// Live mode moves real funds: a verified business, a payout partner, the corridor enabled for
+// the organization by an operator, a rate source and loaded sanctions lists, all checked before
+// anything is held.
+model::Status check_live_mode(const RequestContext& context, std::string_view country) {
+  if (context.api_key->mode != model::Mode::live) return model::ok_status();
+  if (auto verified = check_live_create(*context.api_key, "Live fiat payouts"); !verified.ok()) {
+    return verified;
+  }
+  auto& services = *context.services;
+  if (!infra::partners::live_partner_configured(services.config.payout_partner)) {
+    return Error::make(ErrorCode::provider_unavailable,
+                       "Live fiat payouts are not available: no payout partner is configured.");
+  }
+  auto enabled = infra::repositories::rails::is_enabled(
+      *services.db, context.api_key->org_id, infra::repositories::rails::RailKind::fiat_corridor,
+      country);
+  if (!enabled.ok()) return enabled.error();
+  if (!*enabled) {
+    return Error::make(ErrorCode::provider_unavailable,
+                       "Live fiat payouts to " + std::string(country) +
+                           " are not enabled for this organization yet.");
+  }
+  if (auto source = services.rates->for_mode(model::Mode::live); !source.ok()) {
+    return source.error();
+  }
+  auto available = infra::repositories::screening_workers::sanctions_available(*services.db);
+  if (!available.ok()) return available.error();
+  if (!*available) {
+    return Error::make(ErrorCode::sanctions_unavailable,
+                       "Sanctions screening is temporarily unavailable; the payout was not sent.");
+  }
+  return model::ok_status();
+}
+
+// The answer for a fiat payout once its screening is decided (or the wait ran out).
+HttpResponse decision_response(const fiat_payouts::FiatPayoutRow& payout,
+                               const std::string& request_id) {
+  if (payout.status == model::FiatPayoutStatus::blocked) {
+    auto error = Error::make(ErrorCode::screening_blocked,
+                             "The beneficiary was blocked by screening; no funds moved (fiat "
+                             "payout " +
+                                 payout.resource.id + ").");
+    error.extra["fiat_payout_id"] = payout.resource.id;
+    return error_response(error, request_id);
+  }
+  const int status = payout.status == model::FiatPayoutStatus::pending_approval ? 202 : 201;
+  return HttpResponse::json(status, model::fiat_payout_json(payout.resource));
+}
+
+bool decided(model::FiatPayoutStatus status) {
+  return status != model::FiatPayoutStatus::pending && status != model::FiatPayoutStatus::screening;
+}
+
+const screened_create::Resource kFiatPayoutResource{
+    .answer = [](pqxx::work& tx, const idempotency::Scope& scope, const std::string& id,
+                 const std::string& request_id) -> std::optional<HttpResponse> {
+      const auto payout = fiat_payouts::find(tx, scope.org_id, scope.mode, id);
+      if (!payout) return std::nullopt;
+      return decision_response(*payout, request_id);
+    },
+    .decided =
+        [](infra::pg::Pool& pool, const idempotency::Scope& scope, const std::string& id) {
+          auto current = fiat_payouts::find(pool, scope.org_id, scope.mode, id);
+          return !current.ok() || !*current || decided((*current)->status);
+        }};
+
+// Everything after validation: the live checks (a used key is answered first), the create
+// transaction, and the answer once screening decided.
+void create_validated(ContextPtr context, Responder responder, const ValidRequest& valid) {
+  auto& services = *context->services;
+  auto key = data_key(*context);
+  if (!key.ok()) return responder.send_error(key.error());
+  const auto keyed = keyed_request(valid, *key);
+  if (valid.scope.mode == model::Mode::live) {
+    // A retry with a used key gets the original answer even if live fiat payouts became
+    // unavailable since.
+    auto unused = screened_create::replay_used_key(*context, std::move(responder),
+                                                   kFiatPayoutResource, keyed);
+    if (!unused) return;
+    responder = std::move(*unused);
+    if (auto live = check_live_mode(*context, valid.country); !live.ok()) {
+      return responder.send_error(live.error());
+    }
+  }
+  auto request = to_new_payout(*context, valid, keyed, *key);
+  if (!request.ok()) return responder.send_error(request.error());
+  auto outcome = fiat_payouts::create(*services.db, *request);
+  if (!outcome.ok()) return responder.send_error(outcome.error());
+  if (outcome->existing) {
+    return screened_create::respond_existing(*context, std::move(responder), kFiatPayoutResource,
+                                             keyed, *outcome->existing);
+  }
+  services.relay->wake();
+  screened_create::answer_when_decided(std::move(context), std::move(responder),
+                                       kFiatPayoutResource, request->scope,
+                                       outcome->created->resource.id);
+}
+
+}  // namespace
+
+void create_fiat_payout(ContextPtr context, Responder responder) {
+  auto key = screened_create::idempotency_key(context->request);
+  if (!key.ok()) return responder.send_error(key.error());
+  auto body = parse_body(*context, kBodyFields);
+  if (!body.ok()) return responder.send_error(body.error());
+  auto valid = validate(*context, *body, std::move(*key));
+  if (!valid.ok()) return responder.send_error(valid.error());
+  create_validated(std::move(context), std::move(responder), *valid);
+}
+
+}  // namespace payrail::api
