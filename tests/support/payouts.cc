@@ -46,10 +46,16 @@ HttpResult create_payout(const HttpClient& http, const std::string& api_key,
 std::string wait_for_status(const HttpClient& http, const std::string& api_key,
                             const std::string& payout_id, const std::set<std::string>& statuses,
                             std::chrono::milliseconds timeout) {
+  return wait_for_resource_status(http, api_key, "/v1/payouts/" + payout_id, statuses, timeout);
+}
+
+std::string wait_for_resource_status(const HttpClient& http, const std::string& api_key,
+                                     const std::string& path, const std::set<std::string>& statuses,
+                                     std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   std::string status;
   for (;;) {
-    const auto response = http.get("/v1/payouts/" + payout_id, with_key(api_key));
+    const auto response = http.get(path, with_key(api_key));
     if (response.status == 200) status = response.json()["status"].GetString();
     if (statuses.contains(status) || std::chrono::steady_clock::now() > deadline) return status;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -25,6 +25,12 @@ std::string payout_body(const std::string& amount, const std::string& currency,
 HttpResult create_payout(const HttpClient& http, const std::string& api_key,
                          const std::string& idempotency_key, const std::string& body);
 
+// Polls GET `path` (a payout, fiat payout ...) until its status is one of `statuses`; returns
+// the last status seen.
+std::string wait_for_resource_status(const HttpClient& http, const std::string& api_key,
+                                     const std::string& path, const std::set<std::string>& statuses,
+                                     std::chrono::milliseconds timeout);
+
 // Polls GET /v1/payouts/{id} until its status is one of `statuses`; returns the last status.
 std::string wait_for_status(const HttpClient& http, const std::string& api_key,
                             const std::string& payout_id, const std::set<std::string>& statuses,
@@ -39,7 +45,7 @@ std::string ledger_mismatch(const TestDatabase& database);
 std::string balance_of(const TestDatabase& database, const std::string& org_id,
                        const std::string& mode, const std::string& asset);
 
-// Count of events of `type` for a payout.
+// Count of events of `type` for a payout or fiat payout.
 int event_count(const TestDatabase& database, const std::string& payout_id,
                 const std::string& type);
 
