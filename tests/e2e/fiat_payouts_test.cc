@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "tests/support/fiat_payouts.h"
+#include "tests/support/https_receiver.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
 
@@ -23,12 +25,15 @@ constexpr const char* kSdnNameReordered = "nicolás MADURO moros";
 class FiatPayouts : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    stack_ = new TestStack({.env = {{"PAYRAIL_FIAT_SETTLEMENT_DELAY_MS", "100"}}});
+    receiver_ = new HttpsReceiver();
+    stack_ = new TestStack({.env = {{"PAYRAIL_FIAT_SETTLEMENT_DELAY_MS", "100"},
+                                    {"PAYRAIL_WEBHOOK_CA_FILE", receiver_->certificate_path()}}});
     responses_ = new std::vector<std::string>();
   }
   static void TearDownTestSuite() {
     delete responses_;
     delete stack_;
+    delete receiver_;
   }
   void SetUp() override { org_ = stack_->create_organization(); }
   void TearDown() override { EXPECT_EQ(ledger_mismatch(stack_->database()), ""); }
@@ -65,11 +70,13 @@ class FiatPayouts : public ::testing::Test {
   Headers owner() const { return {{"Authorization", "Bearer " + org_.session}}; }
 
   static TestStack* stack_;
+  static HttpsReceiver* receiver_;
   static std::vector<std::string>* responses_;
   TestOrganization org_;
   int counter_ = 0;
 };
 TestStack* FiatPayouts::stack_ = nullptr;
+HttpsReceiver* FiatPayouts::receiver_ = nullptr;
 std::vector<std::string>* FiatPayouts::responses_ = nullptr;
 
 TEST_F(FiatPayouts, EveryCorridorAcceptsAValidAccountMaskedAndCompletes) {
@@ -150,6 +157,41 @@ TEST_F(FiatPayouts, CompletesSettlingTheExactUsdcWithTrackingAndEvents) {
                    "WHERE resource_id = '" +
                    id + "'"),
             "pending,screening,processing,completed");
+}
+
+// Through the existing webhook path: signed deliveries of the exact event rows, in sequence order.
+TEST_F(FiatPayouts, EventsAreDeliveredSignedToSubscribedEndpoints) {
+  const auto endpoint = recorded(
+      stack_->http().post("/v1/webhooks",
+                          R"({"url":")" + receiver_->url("/fiat") +
+                              R"(","events":["fiat_payout.processing","fiat_payout.completed"]})",
+                          with_key(org_.test_key)));
+  ASSERT_EQ(endpoint.status, 201) << endpoint.body;
+  const std::string secret = endpoint.json()["secret"].GetString();
+  const auto response = create(fiat_payout_body("100.00", account_cases()[3], "Chloe Martin"));
+  ASSERT_EQ(response.status, 201) << response.body;
+  ASSERT_TRUE(receiver_->wait_for_requests(2, std::chrono::seconds(30), "/fiat"));
+  std::map<int, std::string> events_by_sequence;
+  for (const auto& request : receiver_->requests_for("/fiat")) {
+    responses_->push_back(request.body);
+    const auto now_s =
+        std::chrono::duration_cast<std::chrono::seconds>(request.received_at.time_since_epoch())
+            .count();
+    EXPECT_TRUE(
+        verify_webhook_signature(request.header("service-signature"), secret, request.body, now_s));
+    EXPECT_EQ(request.body, scalar("SELECT payload FROM events WHERE id = '" +
+                                   request.header("service-event-id") + "'"));
+    rapidjson::Document payload;
+    payload.Parse(request.body.c_str());
+    ASSERT_TRUE(payload.IsObject());
+    EXPECT_EQ(id_of(response), payload["id"].GetString());
+    EXPECT_STREQ(payload["object"].GetString(), "fiat_payout");
+    EXPECT_STREQ(payload["country"].GetString(), "CA");
+    EXPECT_FALSE(payload.HasMember("beneficiary"));
+    events_by_sequence[payload["sequence"].GetInt()] = payload["event"].GetString();
+  }
+  EXPECT_EQ(events_by_sequence, (std::map<int, std::string>{{1, "fiat_payout.processing"},
+                                                            {2, "fiat_payout.completed"}}));
 }
 
 TEST_F(FiatPayouts, PartnerReturnFailsAndRefundsExactly) {
@@ -517,6 +559,7 @@ TEST_F(FiatPayouts, ZzNoFullAccountNumberInAnyResponseEventTableOrLog) {
                           [&](const std::string& body) { return in(body, routing); }));
   EXPECT_TRUE(std::any_of(tables.begin(), tables.end(),
                           [&](const auto& table) { return in(table.second, routing); }));
+  EXPECT_TRUE(in(logs[2], "\"fiat_payout_id\":\"fpo_")) << "the screening log was not read";
   for (const auto& secret : secrets) {
     for (const auto& body : *responses_) {
       ASSERT_FALSE(in(body, secret)) << secret << " in a response: " << body;
@@ -526,7 +569,8 @@ TEST_F(FiatPayouts, ZzNoFullAccountNumberInAnyResponseEventTableOrLog) {
     }
     for (const auto& log : logs) EXPECT_FALSE(in(log, secret)) << secret << " in a log";
   }
-  for (const auto* name : {"Maria Lopez", "Jonas Weber", "Ana Souza", "Ximena", "MADURO"}) {
+  for (const auto* name :
+       {"Maria Lopez", "Jonas Weber", "Ana Souza", "Chloe Martin", "Ximena", "MADURO"}) {
     for (const auto& log : logs) EXPECT_EQ(log.find(name), std::string::npos) << name;
   }
 }
