@@ -37,7 +37,7 @@ model::Result<HttpResponse> answer_from_resource(Services& services, const Resou
   });
 }
 
-void send(Responder& responder, model::Result<HttpResponse> response, bool replay) {
+void send(Responder& responder, model::Result<HttpResponse> response, bool replay = false) {
   if (!response.ok()) return responder.send_error(response.error());
   responder.send(replay ? replayed(std::move(response.value()), std::nullopt)
                         : std::move(response.value()));
@@ -72,26 +72,34 @@ model::Result<std::string> idempotency_key(const HttpRequest& request) {
   return std::string(*key);
 }
 
-void respond_existing(const RequestContext& context, Responder responder, const Resource& resource,
-                      const CreateRequest& request, const idempotency::Record& record) {
+std::optional<model::Result<HttpResponse>> recorded_answer(const CreateRequest& request,
+                                                           const idempotency::Record& record) {
   if (record.endpoint != request.endpoint || record.request_hash != request.request_hash) {
-    return responder.send_error(Error::make(
+    return model::Result<HttpResponse>(Error::make(
         ErrorCode::idempotency_conflict,
         "This Idempotency-Key was already used with a different request; use a new key."));
   }
-  if (record.response_status && record.response_body) {
-    return responder.send(
-        replayed(HttpResponse::json(*record.response_status, *record.response_body),
-                 record.response_request_id));
-  }
+  if (!record.response_status || !record.response_body) return std::nullopt;
+  return model::Result<HttpResponse>(
+      replayed(HttpResponse::json(*record.response_status, *record.response_body),
+               record.response_request_id));
+}
+
+Error request_in_progress() {
+  auto error = Error::make(ErrorCode::idempotency_conflict,
+                           "A request with this Idempotency-Key is still in progress; retry "
+                           "after a second.");
+  error.headers["Retry-After"] = "1";
+  return error;
+}
+
+void respond_existing(const RequestContext& context, Responder responder, const Resource& resource,
+                      const CreateRequest& request, const idempotency::Record& record) {
+  if (auto answer = recorded_answer(request, record)) return send(responder, std::move(*answer));
   const int abandoned_after_seconds =
       context.services->config.screening_wait_ms / 1000 + kAbandonedAfterExtraSeconds;
   if (record.age_seconds < abandoned_after_seconds) {
-    auto error = Error::make(ErrorCode::idempotency_conflict,
-                             "A request with this Idempotency-Key is still in progress; retry "
-                             "after a second.");
-    error.headers["Retry-After"] = "1";
-    return responder.send_error(error);
+    return responder.send_error(request_in_progress());
   }
   // The first request never recorded its answer (its process died): answer from the resource.
   send(responder,

@@ -1,7 +1,10 @@
-// What POST /v1/payouts and POST /v1/fiat-payouts share: the Idempotency-Key header, replays of a
-// used key, and the bounded wait for the screening decision before answering (201, 202
-// pending_approval or 403 screening_blocked). Each resource supplies how its answer is read and
-// rendered; the mechanism is written once.
+// The one implementation of idempotent creates (docs/api.md "Idempotency"). Every create
+// (POST /v1/payouts, /v1/fiat-payouts, /v1/collections) uses the Idempotency-Key header's rules
+// and the replay of a used key from here. Creates that wait for screening (payouts, fiat payouts)
+// also use the bounded wait for the decision before answering (201, 202 pending_approval or 403
+// screening_blocked) and the recovery of a request whose process died before recording its
+// answer. Each resource supplies how its answer is read and rendered; the mechanism is written
+// once.
 #pragma once
 
 #include <pqxx/pqxx>
@@ -38,6 +41,15 @@ struct CreateRequest {
   std::string endpoint;      // "POST /v1/payouts"
   std::string request_hash;  // of the endpoint and the normalized body
 };
+
+// A request whose key was already used: 409 idempotency_conflict unless it is the same request
+// (endpoint and normalized body); then the recorded answer, replayed (Idempotent-Replayed: true
+// and the original Request-Id), or nullopt when the first request has not recorded one yet.
+std::optional<model::Result<HttpResponse>> recorded_answer(
+    const CreateRequest& request, const infra::repositories::idempotency::Record& record);
+
+// 409 idempotency_conflict for a key still in use by its first request (Retry-After: 1).
+model::Error request_in_progress();
 
 // A request whose key was already used: the original answer (replayed), 409 idempotency_conflict
 // for a different request or one still in progress, or (when the first request's process died
