@@ -12,6 +12,7 @@
 #include "api/services.h"
 #include "infra/auth/jwt.h"
 #include "infra/catalog/countries.h"
+#include "infra/collections/provider.h"
 #include "infra/kafka/producer.h"
 #include "infra/log/log.h"
 #include "infra/outbox/relay.h"
@@ -56,12 +57,13 @@ int main() {
   api::HealthProbe health(pool, **producer);
   api::PayoutDecisions payout_decisions(pool);
   const infra::rates::RateSources rates(config.rate_source);
+  const infra::collections::CollectionProviders collection_providers(config.collection_provider);
   const auto router = api::build_router();
   api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
                           static_cast<std::size_t>(config.api_queue_max));
-  api::Services services{config,   &pool,  &*sessions,       &api_keys,         &rate_limiter,
-                         &health,  &relay, countries->get(), &payout_decisions, &router,
-                         &workers, &rates};
+  api::Services services{config,   &pool,  &*sessions,           &api_keys,         &rate_limiter,
+                         &health,  &relay, countries->get(),     &payout_decisions, &router,
+                         &workers, &rates, &collection_providers};
 
   relay.start();
   payout_decisions.start();

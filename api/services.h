@@ -26,6 +26,9 @@ class Countries;
 namespace payrail::infra::rates {
 class RateSources;
 }
+namespace payrail::infra::collections {
+class CollectionProviders;
+}
 namespace payrail::api {
 class PayoutDecisions;
 class WorkerPool;
@@ -43,6 +46,7 @@ struct Services {
   const Router* router = nullptr;
   WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
   const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
+  const infra::collections::CollectionProviders* collection_providers = nullptr;
 };
 
 }  // namespace payrail::api

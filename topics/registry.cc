@@ -5,13 +5,9 @@
 namespace payrail::topics {
 namespace {
 
-constexpr std::array kAllTopics{kPayoutsRequested,
-                                kPayoutsApproved,
-                                kPayoutsBroadcast,
-                                kFiatPayoutsRequested,
-                                kFiatPayoutsApproved,
-                                kFiatPayoutsSent,
-                                kEvents};
+constexpr std::array kAllTopics{kPayoutsRequested,         kPayoutsApproved,     kPayoutsBroadcast,
+                                kFiatPayoutsRequested,     kFiatPayoutsApproved, kFiatPayoutsSent,
+                                kCollectionProviderEvents, kCollectionsReceived, kEvents};
 
 }  // namespace
 

@@ -80,7 +80,31 @@ inline constexpr TopicSpec kFiatPayoutsSent{"fiat_payouts.sent",
                                             "fiat_payout.sent",
                                             "schemas/messages/fiat_payout_reference.schema.json"};
 
-// Every resource event (payout.*, fiat_payout.*, and later collection.*) -> webhook worker.
+// Collection providers' notifications (payment received, failed, returned), recorded in
+// PostgreSQL first (collection_provider_events) by the provider ingress: the test helpers of the
+// API and `payrail collection-provider-event` -> settlement worker, which matches each to a
+// collection by reference. The envelope's org_id is empty: a provider does not know which
+// organization a payment is for until it is matched.
+inline constexpr TopicSpec kCollectionProviderEvents{
+    "collections.provider_events",
+    "provider event id",
+    8,
+    "api (test helpers), payrail collection-provider-event",
+    "payrail-settlement",
+    "collection.provider_event",
+    "schemas/messages/provider_event_reference.schema.json"};
+
+// Settlement worker (a payment received) -> settlement worker (convert to USDC and credit).
+inline constexpr TopicSpec kCollectionsReceived{
+    "collections.received",
+    "collection id",
+    8,
+    "payrail-settlement",
+    "payrail-settlement",
+    "collection.received",
+    "schemas/messages/collection_reference.schema.json"};
+
+// Every resource event (payout.*, fiat_payout.*, collection.*) -> webhook worker.
 inline constexpr TopicSpec kEvents{"events",
                                    "resource id",
                                    8,

@@ -16,6 +16,7 @@ void register_event_routes(Router& router);
 void register_kyb_routes(Router& router);
 void register_catalog_routes(Router& router);
 void register_rate_routes(Router& router);
+void register_collection_routes(Router& router);
 
 inline Router build_router() {
   Router router;
@@ -30,6 +31,7 @@ inline Router build_router() {
   register_kyb_routes(router);
   register_catalog_routes(router);
   register_rate_routes(router);
+  register_collection_routes(router);
   return router;
 }
 

@@ -17,6 +17,7 @@ const CommandTable& commands() {
     add_kyb_commands(built);
     add_screening_commands(built);
     add_rails_commands(built);
+    add_collection_commands(built);
     return built;
   }();
   return table;

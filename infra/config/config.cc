@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "infra/collections/provider.h"
 #include "infra/partners/payout_partner.h"
 #include "infra/rates/rate_source.h"
 
@@ -105,6 +106,7 @@ model::Result<Config> load_config_from_environment() {
   read_string("PAYRAIL_CHAIN_ADAPTER", config.chain_adapter);
   read_string("PAYRAIL_RATE_SOURCE", config.rate_source);
   read_string("PAYRAIL_PAYOUT_PARTNER", config.payout_partner);
+  read_string("PAYRAIL_COLLECTION_PROVIDER", config.collection_provider);
   read_string("PAYRAIL_WEBHOOK_ENCRYPTION_KEY", config.webhook_encryption_key_hex);
   config.webhook_ca_file = env("PAYRAIL_WEBHOOK_CA_FILE");
   read_string("PAYRAIL_LOG_LEVEL", config.log_level);
@@ -126,6 +128,11 @@ model::Result<Config> load_config_from_environment() {
                config.sanctions_reload_interval_ms),
       read_int("PAYRAIL_WEBHOOK_TIMEOUT_MS", 100, 60000, config.webhook_timeout_ms),
       read_int("PAYRAIL_WEBHOOK_CONCURRENCY", 1, 256, config.webhook_delivery_concurrency),
+      read_int("PAYRAIL_COLLECTION_EXPIRES_AFTER_S", 60, 30 * 86400,
+               config.collection_expires_after_s),
+      read_int("PAYRAIL_EXPIRY_INTERVAL_MS", 50, 3600000, config.expiry_interval_ms),
+      read_int("PAYRAIL_EXPIRY_TEST_CLOCK_OFFSET_S", 0, 366 * 86400,
+               config.expiry_test_clock_offset_s),
       read_int("PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", 100, 86400000, config.outbox_redrive_after_ms),
       read_int("PAYRAIL_OUTBOX_POLL_INTERVAL_MS", 10, 60000, config.outbox_poll_interval_ms),
       read_bool("PAYRAIL_WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_TEST",
@@ -140,6 +147,9 @@ model::Result<Config> load_config_from_environment() {
   }
   if (!partners::is_known_partner(config.payout_partner)) {
     return config_error("PAYRAIL_PAYOUT_PARTNER", "expected empty (none) or simulated");
+  }
+  if (!collections::is_known_provider(config.collection_provider)) {
+    return config_error("PAYRAIL_COLLECTION_PROVIDER", "expected empty (none) or simulated");
   }
   if (!rates::is_known_source(config.rate_source)) {
     return config_error("PAYRAIL_RATE_SOURCE", "expected empty (none) or reference");

@@ -52,6 +52,15 @@ struct Config {
   std::string payout_partner;  // empty: no live payout partner (infra/partners/payout_partner.h)
   int fiat_settlement_delay_ms = 1000;  // the simulated partner's time from send to result
 
+  // Collections.
+  std::string collection_provider;  // empty: no live collection provider (infra/collections)
+  int collection_expires_after_s = 72 * 3600;
+  int expiry_interval_ms = 1000;  // how often the expiry worker looks for due collections
+  // TEST MODE ONLY: seconds the expiry worker adds to the database's now() when it compares
+  // test-mode collections' expires_at (proves expiry without waiting). Live collections always
+  // expire by the database's own clock. Never set it in production.
+  int expiry_test_clock_offset_s = 0;
+
   // Webhooks.
   std::string webhook_encryption_key_hex;  // 64 hex chars (AES-256-GCM key)
   std::optional<std::string> webhook_ca_file;

@@ -17,6 +17,8 @@ const char* table_of(Listable listable) {
       return "webhook_endpoints";
     case Listable::kyb_submissions:
       return "kyb_submissions";
+    case Listable::collections:
+      return "collections";
   }
   return "api_keys";
 }

@@ -64,7 +64,15 @@ namespace payrail::infra::repositories {
 
 // The resources that can be listed, each with its table (a fixed list: never user input).
 // KYB submissions belong to the whole organization, not to one mode.
-enum class Listable { api_keys, payouts, fiat_payouts, events, webhook_endpoints, kyb_submissions };
+enum class Listable {
+  api_keys,
+  payouts,
+  fiat_payouts,
+  events,
+  webhook_endpoints,
+  kyb_submissions,
+  collections
+};
 
 // An unknown `starting_after` is a 400, not an empty page: it names no item of this list. `mode`
 // is ignored for resources of the whole organization.

@@ -36,6 +36,8 @@ constexpr std::array kErrorSpecs{
     ErrorSpec{ErrorCode::payout_not_approvable, 409, kInvalidRequest, "payout_not_approvable"},
     ErrorSpec{ErrorCode::collection_not_cancelable, 409, kInvalidRequest,
               "collection_not_cancelable"},
+    ErrorSpec{ErrorCode::collection_unexpected_state, 409, kInvalidRequest,
+              "collection_unexpected_state"},
     ErrorSpec{ErrorCode::unsupported_destination, 422, kInvalidRequest, "unsupported_destination"},
     ErrorSpec{ErrorCode::unsupported_country, 422, kInvalidRequest, "unsupported_country"},
     ErrorSpec{ErrorCode::unsupported_method, 422, kInvalidRequest, "unsupported_method"},

@@ -29,6 +29,7 @@ enum class ErrorCode {
   payout_not_cancelable,
   payout_not_approvable,
   collection_not_cancelable,
+  collection_unexpected_state,  // a collection test helper that does not apply in its status
   unsupported_destination,
   unsupported_country,
   unsupported_method,

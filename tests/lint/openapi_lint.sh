@@ -20,7 +20,8 @@ PAYRAIL=$2
 TOOLS=$ROOT/tests/tools
 REDOCLY=$TOOLS/node_modules/.bin/redocly
 CONFIG=$TOOLS/redocly.yaml
-MESSAGE_SCHEMAS=(envelope payout_reference fiat_payout_reference event_reference)
+MESSAGE_SCHEMAS=(envelope payout_reference fiat_payout_reference event_reference provider_event_reference
+  collection_reference)
 
 fail() {
   echo "openapi_lint: $*" >&2

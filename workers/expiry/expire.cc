@@ -1,6 +1,7 @@
 #include "workers/expiry/expire.h"
 
 #include "infra/outbox/retention.h"
+#include "infra/repositories/collections.h"
 #include "infra/repositories/idempotency.h"
 
 namespace payrail::workers::expiry {
@@ -9,13 +10,13 @@ namespace {
 constexpr int kBatchesPerPassMax = 100;
 
 template <class Purge>
-model::Result<long> drain(Purge&& purge) {
+model::Result<long> drain(Purge&& purge, long batch_max = kBatchMax) {
   long total = 0;
   for (int batch = 0; batch < kBatchesPerPassMax; ++batch) {
     auto deleted = purge();
     if (!deleted.ok()) return deleted.error();
     total += *deleted;
-    if (*deleted < kBatchMax) break;
+    if (*deleted < batch_max) break;
   }
   return total;
 }
@@ -32,6 +33,17 @@ model::Result<ExpiryCounts> expire_once(infra::pg::Pool& pool) {
   if (!rows.ok()) return rows.error();
   counts.outbox_rows = *rows;
   return counts;
+}
+
+model::Result<long> expire_collections(infra::pg::Pool& pool, int test_clock_offset_s) {
+  return drain(
+      [&]() -> model::Result<long> {
+        auto expired = infra::repositories::collections::expire_due(pool, kCollectionBatchMax,
+                                                                    test_clock_offset_s);
+        if (!expired.ok()) return expired.error();
+        return static_cast<long>(*expired);
+      },
+      kCollectionBatchMax);
 }
 
 }  // namespace payrail::workers::expiry

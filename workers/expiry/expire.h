@@ -1,6 +1,6 @@
-// Time-based work, by database time: idempotency keys past retention (72 h, more than the 24 h
-// the contract promises) and consumed outbox rows older than 7 days. (Collections will expire
-// here too.)
+// Time-based work, by database time: unpaid collections past expires_at (every
+// PAYRAIL_EXPIRY_INTERVAL_MS), idempotency keys past retention (72 h, more than the 24 h the
+// contract promises) and consumed outbox rows older than 7 days (every minute).
 #pragma once
 
 #include "infra/pg/pool.h"
@@ -8,13 +8,21 @@
 namespace payrail::workers::expiry {
 
 constexpr int kBatchMax = 1000;
+// Each expiry is a transition with its event: smaller batches keep each transaction short.
+constexpr int kCollectionBatchMax = 200;
 
 struct ExpiryCounts {
   long idempotency_keys = 0;
   long outbox_rows = 0;
 };
 
-// One pass; each kind is deleted in bounded batches until none is left or the pass bound hits.
+// One retention pass; each kind is deleted in bounded batches until none is left or the pass
+// bound hits.
 model::Result<ExpiryCounts> expire_once(infra::pg::Pool& pool);
+
+// One collection pass: expires unpaid collections whose expires_at has passed (test-mode ones
+// against now() + test_clock_offset_s), one transaction per batch of kCollectionBatchMax, until
+// none is due or the pass bound hits. Returns how many expired.
+model::Result<long> expire_collections(infra::pg::Pool& pool, int test_clock_offset_s);
 
 }  // namespace payrail::workers::expiry

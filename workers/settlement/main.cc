@@ -1,8 +1,11 @@
-// payrail-settlement: consumes payouts.broadcast and completes payouts once confirmed, and
-// fiat_payouts.sent, completing or failing (with a refund) each fiat payout on the payout
-// partner's result.
+// payrail-settlement: completes stablecoin payouts once confirmed (payouts.broadcast), completes
+// or fails (with a refund) each fiat payout on the payout partner's result (fiat_payouts.sent),
+// applies collection providers' notifications (collections.provider_events) and settles received
+// collections to USDC (collections.received), in one consumer group.
 #include "infra/log/log.h"
 #include "infra/runtime/worker.h"
+#include "workers/settlement/apply_provider_event.h"
+#include "workers/settlement/settle_collection.h"
 #include "workers/settlement/settle_fiat_payout.h"
 #include "workers/settlement/settle_payout.h"
 
@@ -12,6 +15,7 @@ int main() {
   std::unique_ptr<infra::chain::ChainAdapters> adapters;
   std::unique_ptr<infra::partners::PayoutPartners> partners;
   std::optional<infra::crypto::DataKey> data_key;
+  std::unique_ptr<infra::rates::RateSources> rates;
   return infra::runtime::run_worker(
       "payrail-settlement",
       {{&topics::kPayoutsBroadcast,
@@ -22,10 +26,16 @@ int main() {
         [&](WorkerContext& context, const topics::Envelope& message) {
           return workers::settlement::settle_fiat_payout(context, *partners,
                                                          data_key ? &*data_key : nullptr, message);
+        }},
+       {&topics::kCollectionProviderEvents, workers::settlement::apply_provider_event},
+       {&topics::kCollectionsReceived,
+        [&](WorkerContext& context, const topics::Envelope& message) {
+          return workers::settlement::settle_collection(context, *rates, message);
         }}},
       [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);
+        rates = std::make_unique<infra::rates::RateSources>(context.config.rate_source);
         auto key = infra::crypto::DataKey::from_hex(context.config.webhook_encryption_key_hex);
         if (key.ok()) {
           data_key = std::move(*key);

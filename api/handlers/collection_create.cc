@@ -1,0 +1,146 @@
+#include "api/handlers/collection_create.h"
+
+#include <array>
+
+#include "api/handlers/common.h"
+#include "api/handlers/screened_create.h"
+#include "api/middleware/organization_gate.h"
+#include "api/services.h"
+#include "infra/collections/provider.h"
+#include "infra/crypto/crypto.h"
+#include "infra/rates/rate_source.h"
+#include "infra/repositories/collections.h"
+#include "infra/repositories/rails.h"
+#include "schemas/model/corridors.h"
+
+namespace payrail::api {
+namespace {
+
+namespace collections = infra::repositories::collections;
+namespace idempotency = infra::repositories::idempotency;
+using model::Error;
+using model::ErrorCode;
+using model::json::Field;
+using model::json::Kind;
+
+constexpr std::string_view kEndpoint = "POST /v1/collections";
+constexpr std::size_t kCustomerReferenceLengthMax = 200;
+
+constexpr std::array kBodyFields{
+    Field{"amount", Kind::string, true}, Field{"currency", Kind::string, true},
+    Field{"method", Kind::string, true}, Field{"customer_reference", Kind::string, false},
+    Field{"metadata", Kind::object, false}};
+
+// The method and its currency, from the corridor table: 422 unsupported_method for either.
+model::Result<const model::PaymentMethod*> collection_method(const rapidjson::Value& body) {
+  const auto name = *model::json::string_member(body, "method");
+  const auto* method = model::find_collection_method(name);
+  if (method == nullptr) {
+    return Error::make(ErrorCode::unsupported_method,
+                       "method must be one of interac_etransfer, ach or eft.", "method");
+  }
+  if (!model::collection_accepts_currency(*method, *model::json::string_member(body, "currency"))) {
+    return Error::make(ErrorCode::unsupported_method,
+                       "The " + std::string(method->type) + " method collects " +
+                           std::string(method->currency) + " only.",
+                       "currency");
+  }
+  return method;
+}
+
+model::Result<collections::NewCollection> validate(const RequestContext& context) {
+  auto key = screened_create::idempotency_key(context.request);
+  if (!key.ok()) return key.error();
+  auto body = parse_body(context, kBodyFields);
+  if (!body.ok()) return body.error();
+  auto method = collection_method(*body);
+  if (!method.ok()) return method.error();
+  auto amount = model::parse_amount(*model::json::string_member(*body, "amount"),
+                                    *model::minor_units((*method)->currency), "amount");
+  if (!amount.ok()) return amount.error();
+  if (auto status = check_text(*body, "customer_reference", kCustomerReferenceLengthMax);
+      !status.ok()) {
+    return status.error();
+  }
+  const auto* metadata = model::json::member(*body, "metadata");
+  if (metadata) {
+    if (auto status = model::json::check_metadata(*metadata); !status.ok()) return status.error();
+  }
+  collections::NewCollection request;
+  request.scope = {context.api_key->org_id, context.api_key->mode, *key};
+  request.endpoint = std::string(kEndpoint);
+  request.request_hash =
+      infra::crypto::sha256(std::string(kEndpoint) + "\n" + model::json::canonical(*body));
+  request.amount = model::format_decimal(*amount);
+  request.currency = std::string((*method)->currency);
+  request.method = *method;
+  if (auto reference = model::json::string_member(*body, "customer_reference")) {
+    request.customer_reference = std::string(*reference);
+  }
+  if (metadata) request.metadata_json = model::json::serialize(*metadata);
+  request.expires_after_s = context.services->config.collection_expires_after_s;
+  request.request_id = context.request.request_id;
+  return request;
+}
+
+// Live collections take real money: a verified business, the rail enabled for the organization
+// by an operator, a configured provider and a rate source to settle with, all checked before
+// anything is created.
+model::Status check_live_mode(const RequestContext& context, const model::PaymentMethod& method) {
+  if (auto verified = check_live_create(*context.api_key, "Live collections"); !verified.ok()) {
+    return verified;
+  }
+  auto& services = *context.services;
+  auto enabled = infra::repositories::rails::is_enabled(
+      *services.db, context.api_key->org_id, infra::repositories::rails::RailKind::collection_rail,
+      method.type);
+  if (!enabled.ok()) return enabled.error();
+  if (!*enabled) {
+    return Error::make(ErrorCode::provider_unavailable,
+                       "Live " + std::string(method.type) +
+                           " collections are not enabled for this organization yet.");
+  }
+  if (auto provider = services.collection_providers->for_mode(model::Mode::live); !provider.ok()) {
+    return provider.error();
+  }
+  if (auto rates = services.rates->for_mode(model::Mode::live); !rates.ok()) {
+    return rates.error();
+  }
+  return model::ok_status();
+}
+
+// The answer is recorded in the creating transaction, so a visible key normally has one; without
+// one the first request is still in flight.
+model::Result<HttpResponse> answer_existing(const collections::NewCollection& request,
+                                            const idempotency::Record& record) {
+  if (auto answer = screened_create::recorded_answer(
+          {request.scope, request.endpoint, request.request_hash}, record)) {
+    return std::move(*answer);
+  }
+  return screened_create::request_in_progress();
+}
+
+}  // namespace
+
+model::Result<HttpResponse> create_collection(RequestContext& context) {
+  auto request = validate(context);
+  if (!request.ok()) return request.error();
+  auto& services = *context.services;
+  const auto mode = context.api_key->mode;
+  if (mode == model::Mode::live) {
+    // A retry with a used key gets the original answer even if live collections became
+    // unavailable since.
+    auto existing = idempotency::find(*services.db, request->scope);
+    if (!existing.ok()) return existing.error();
+    if (*existing) return answer_existing(*request, **existing);
+    if (auto live = check_live_mode(context, *request->method); !live.ok()) return live.error();
+  }
+  auto provider = services.collection_providers->for_mode(mode);
+  if (!provider.ok()) return provider.error();
+  auto outcome = collections::create(*services.db, *request, **provider);
+  if (!outcome.ok()) return outcome.error();
+  if (outcome->existing) return answer_existing(*request, *outcome->existing);
+  return HttpResponse::json(201, model::collection_json(outcome->created->resource));
+}
+
+}  // namespace payrail::api

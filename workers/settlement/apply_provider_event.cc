@@ -1,0 +1,93 @@
+#include "workers/settlement/apply_provider_event.h"
+
+#include "infra/log/log.h"
+#include "infra/outbox/outbox.h"
+#include "infra/repositories/collection_provider_events.h"
+
+namespace payrail::workers::settlement {
+namespace {
+
+namespace collections = infra::repositories::collections;
+namespace provider_events = infra::repositories::collection_provider_events;
+using infra::collections::ProviderEventType;
+using provider_events::Outcome;
+using S = model::CollectionStatus;
+
+void record_unmatched(pqxx::work& tx, const provider_events::ProviderEventRow& event) {
+  provider_events::set_outcome(tx, event.id, Outcome::unmatched_reference, std::nullopt,
+                               std::nullopt);
+  // The reference is what a payer wrote: it stays in the database for the operator, not the log.
+  infra::log::warn(
+      "collections.unmatched_payment",
+      {{"provider_event", event.id}, {"mode", std::string(model::mode_name(event.event.mode))}});
+}
+
+// One notification against its collection: the transition the table allows, or the exception
+// that explains why nothing moved.
+collections::CollectionRow apply_one(pqxx::work& tx, const collections::CollectionRow& current,
+                                     const provider_events::ProviderEventRow& event) {
+  const auto& notified = event.event;
+  std::optional<collections::CollectionRow> after;
+  Outcome outcome = Outcome::applied;
+  if (notified.type == ProviderEventType::payment_received) {
+    after = collections::transition(tx, current, model::CollectionTrigger::payment_received,
+                                    {.received_amount = notified.amount});
+    const bool closed = current.status == S::expired || current.status == S::cancelled;
+    if (!after) outcome = closed ? Outcome::late_payment : Outcome::duplicate_payment;
+  } else {
+    after = collections::transition(
+        tx, current, model::CollectionTrigger::payment_failed,
+        {.failure_reason =
+             std::string(infra::collections::provider_event_type_name(notified.type))});
+    if (!after) outcome = Outcome::failure_not_applicable;
+  }
+  provider_events::set_outcome(tx, event.id, outcome, current.resource.id, current.org_id);
+  if (outcome != Outcome::applied) {
+    infra::log::warn("collections.payment_not_applied",
+                     {{"provider_event", event.id},
+                      {"collection_id", current.resource.id},
+                      {"outcome", std::string(provider_events::outcome_name(outcome))}});
+  }
+  return after ? *after : current;
+}
+
+model::Status apply(pqxx::work& tx, const topics::Envelope& message) {
+  if (infra::outbox::is_consumed(tx, message.message_id)) return model::ok_status();
+  const auto event = provider_events::find(tx, message.resource_id);
+  if (event && !event->outcome) {
+    const auto collection = collections::lock_by_reference(
+        tx, event->event.mode, event->reference_normalized, event->event.currency);
+    if (collection) {
+      apply_pending_notifications(tx, *collection);
+    } else if (const auto locked = provider_events::lock(tx, event->id);
+               locked && !locked->outcome) {
+      record_unmatched(tx, *locked);
+    }
+  }
+  infra::outbox::mark_consumed(tx, message.message_id);
+  return model::ok_status();
+}
+
+}  // namespace
+
+collections::CollectionRow apply_pending_notifications(pqxx::work& tx,
+                                                       collections::CollectionRow collection) {
+  for (const auto& event :
+       provider_events::lock_pending(tx, collection.resource.mode, collection.reference)) {
+    if (event.event.currency != collection.resource.currency) {
+      record_unmatched(tx, event);
+      continue;
+    }
+    collection = apply_one(tx, collection, event);
+  }
+  return collection;
+}
+
+infra::kafka::HandlerOutcome apply_provider_event(infra::runtime::WorkerContext& context,
+                                                  const topics::Envelope& message) {
+  auto applied = context.pool.transact([&](pqxx::work& tx) { return apply(tx, message); });
+  if (!applied.ok()) return infra::runtime::retry_after(applied.error(), message.message_id);
+  return infra::kafka::HandlerOutcome::done;
+}
+
+}  // namespace payrail::workers::settlement

@@ -1,0 +1,23 @@
+// collections.provider_events -> the matched collection moves (received, or failed), or the
+// notification is recorded as an exception for an operator; never credited to a guess.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include "infra/repositories/collections.h"
+#include "infra/runtime/worker.h"
+
+namespace payrail::workers::settlement {
+
+// Applies, in arrival order, every notification for the (locked) collection's reference that is
+// not applied yet, and records each one's outcome; returns the collection as it is afterwards.
+// Lock order: the collection first, then its notifications.
+infra::repositories::collections::CollectionRow apply_pending_notifications(
+    pqxx::work& tx, infra::repositories::collections::CollectionRow collection);
+
+// PROCESSING IS IDEMPOTENT: a notification's outcome is set once, in the transaction that
+// applies it (and marks the message consumed); a redelivery or a replay finds it set.
+infra::kafka::HandlerOutcome apply_provider_event(infra::runtime::WorkerContext& context,
+                                                  const topics::Envelope& message);
+
+}  // namespace payrail::workers::settlement

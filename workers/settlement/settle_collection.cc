@@ -1,0 +1,52 @@
+#include "workers/settlement/settle_collection.h"
+
+#include "infra/log/log.h"
+#include "infra/outbox/outbox.h"
+#include "infra/repositories/collections.h"
+#include "infra/time/clock.h"
+#include "workers/settlement/apply_provider_event.h"
+
+namespace payrail::workers::settlement {
+namespace {
+
+namespace collections = infra::repositories::collections;
+
+model::Status settle(pqxx::work& tx, const infra::rates::RateSources& rates,
+                     const topics::Envelope& message) {
+  if (infra::outbox::is_consumed(tx, message.message_id)) return model::ok_status();
+  auto collection = collections::lock(tx, message.resource_id);
+  if (collection) collection = apply_pending_notifications(tx, *collection);
+  if (!collection || collection->status != model::CollectionStatus::received) {
+    infra::outbox::mark_consumed(tx, message.message_id);
+    return model::ok_status();
+  }
+  const auto& resource = collection->resource;
+  auto source = rates.for_mode(resource.mode);
+  if (!source.ok()) return source.error();
+  const auto received = model::parse_decimal(*resource.received_amount);
+  if (!received) {
+    return model::Error::make(model::ErrorCode::internal_error, "unreadable received amount");
+  }
+  auto conversion = infra::rates::usdc_credited(**source, *received, resource.currency);
+  if (!conversion.ok()) return conversion.error();
+  collections::transition(
+      tx, *collection, model::CollectionTrigger::settle,
+      {.settled_amount = model::format_decimal(conversion->usdc),
+       .settlement_rate = model::format_decimal(model::trim_zeros(conversion->rate.rate)),
+       .settlement_rate_as_of = conversion->rate.as_of});
+  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::log::info("settlement.collection_settled", {{"collection_id", resource.id}});
+  return model::ok_status();
+}
+
+}  // namespace
+
+infra::kafka::HandlerOutcome settle_collection(infra::runtime::WorkerContext& context,
+                                               const infra::rates::RateSources& rates,
+                                               const topics::Envelope& message) {
+  auto settled = context.pool.transact([&](pqxx::work& tx) { return settle(tx, rates, message); });
+  if (!settled.ok()) return infra::runtime::retry_after(settled.error(), message.message_id);
+  return infra::kafka::HandlerOutcome::done;
+}
+
+}  // namespace payrail::workers::settlement
