@@ -43,7 +43,7 @@ constexpr pg::Statement kLockPending{
     "provider_events_lock_pending",
     "SELECT " PAYRAIL_PROVIDER_EVENT_COLUMNS
     " FROM collection_provider_events WHERE mode = $1 AND reference_normalized = $2 "
-    "AND outcome IS NULL ORDER BY id FOR UPDATE"};
+    "AND outcome IS NULL ORDER BY arrival FOR UPDATE"};
 
 constexpr pg::Statement kSetOutcome{
     "provider_events_set_outcome",
@@ -54,7 +54,7 @@ constexpr pg::Statement kExceptions{
     "provider_events_exceptions",
     "SELECT " PAYRAIL_PROVIDER_EVENT_COLUMNS
     " FROM collection_provider_events WHERE outcome IS DISTINCT FROM 'applied' "
-    "AND ($1::text IS NULL OR mode = $1) ORDER BY recorded_at DESC, id DESC LIMIT $2"};
+    "AND ($1::text IS NULL OR mode = $1) ORDER BY arrival DESC LIMIT $2"};
 
 ProviderEventRow read_row(const pqxx::row& row) {
   ProviderEventRow result;

@@ -85,7 +85,7 @@ constexpr pg::Statement kUnapplied{
     "collections_unapplied_payments",
     "SELECT amount::text, currency, " PAYRAIL_TIMESTAMP("recorded_at") ", outcome "
     "FROM collection_provider_events WHERE collection_id = $1 "
-    "AND outcome IN ('late_payment', 'duplicate_payment') ORDER BY id LIMIT $2"};
+    "AND outcome IN ('late_payment', 'duplicate_payment') ORDER BY arrival LIMIT $2"};
 
 CollectionRow read_row(const pqxx::row& row) {
   CollectionRow collection;

@@ -53,6 +53,8 @@ CREATE INDEX collections_due ON collections (expires_at) WHERE status = 'awaitin
 -- operator (`payrail collection-exceptions`): nothing is ever credited to a guess.
 CREATE TABLE collection_provider_events (
   id                   text PRIMARY KEY CHECK (id LIKE 'pev\_%'),
+  -- Arrival order (ids are random): a collection's notifications are applied in this order.
+  arrival              bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
   provider             text NOT NULL CHECK (length(provider) BETWEEN 1 AND 40),
   provider_event_id    text NOT NULL CHECK (length(provider_event_id) BETWEEN 1 AND 200),
   mode                 text NOT NULL CHECK (mode IN ('test', 'live')),
@@ -78,11 +80,10 @@ CREATE TABLE collection_provider_events (
 );
 -- Events not yet applied, per reference, in arrival order (the worker applies them in order).
 CREATE INDEX collection_provider_events_pending
-  ON collection_provider_events (mode, reference_normalized, id) WHERE outcome IS NULL;
+  ON collection_provider_events (mode, reference_normalized, arrival) WHERE outcome IS NULL;
 -- A collection's payments that were not credited (shown on the collection).
 CREATE INDEX collection_provider_events_by_collection
-  ON collection_provider_events (collection_id, id) WHERE collection_id IS NOT NULL;
+  ON collection_provider_events (collection_id, arrival) WHERE collection_id IS NOT NULL;
 -- The operators' queue of exceptions, newest first.
 CREATE INDEX collection_provider_events_exceptions
-  ON collection_provider_events (recorded_at DESC, id DESC)
-  WHERE outcome IS DISTINCT FROM 'applied';
+  ON collection_provider_events (arrival DESC) WHERE outcome IS DISTINCT FROM 'applied';

@@ -80,7 +80,7 @@ class Collections : public ::testing::Test {
     return wait_for_value(db(),
                           "SELECT coalesce(outcome, 'pending') FROM collection_provider_events "
                           "WHERE " +
-                              provider_event_where + " ORDER BY id DESC LIMIT 1",
+                              provider_event_where + " ORDER BY arrival DESC LIMIT 1",
                           expected);
   }
   static std::string reference_of(const rapidjson::Value& collection) {

@@ -1,5 +1,7 @@
 // Collections against a real PostgreSQL, in process: a provider's notification is recorded once
-// however often it is delivered, with exactly one message for the settlement worker; expiry is
+// however often it is delivered, with exactly one message for the settlement worker; a
+// collection's notifications apply in the order they arrived (a payment, then its return, ends
+// failed: ids are random, arrival is not); expiry is
 // by database time, to the second at the 72-hour boundary, with the test-only clock offset
 // applying to test-mode collections only; expiry batches are bounded.
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include "infra/repositories/collections.h"
 #include "schemas/model/corridors.h"
 #include "tests/support/database.h"
+#include "workers/settlement/apply_provider_event.h"
 
 namespace payrail::testing {
 namespace {
@@ -93,6 +96,32 @@ TEST_F(CollectionsStorage, ANotificationIsRecordedOnceHoweverOftenItArrives) {
   ASSERT_TRUE(second.ok());
   EXPECT_FALSE(second->duplicate);
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM collection_provider_events"), "2");
+}
+
+// Twenty collections each get a payment and its return in one transaction, as the /fail helper
+// records them; applied by the settlement worker's own function, every one ends failed and none
+// is credited. (Applied in id order, about half would have ignored the return and settled.)
+TEST_F(CollectionsStorage, NotificationsApplyInArrivalOrder) {
+  const infra::collections::SimulatedCollectionProvider provider(model::Mode::test);
+  for (int i = 0; i < 20; ++i) {
+    const auto id = create(model::Mode::test, "order-" + std::to_string(i));
+    auto applied = pool_->transact([&](pqxx::work& tx) -> model::Result<std::string> {
+      auto collection = collections::lock(tx, id);
+      for (const auto type :
+           {ProviderEventType::payment_received, ProviderEventType::payment_returned}) {
+        provider_events::record(
+            tx, provider.notification(type, "eft", collection->reference, "10.00", "CAD"));
+      }
+      return workers::settlement::apply_pending_notifications(tx, *collection).resource.status;
+    });
+    ASSERT_TRUE(applied.ok());
+    EXPECT_EQ(*applied, "failed") << id;
+    EXPECT_EQ(status_of(id), "failed");
+  }
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM collection_provider_events WHERE outcome = "
+                              "'applied'"),
+            "40");
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries"), "0");
 }
 
 TEST_F(CollectionsStorage, ExpiresAtSeventyTwoHoursOfDatabaseTime) {
