@@ -38,8 +38,9 @@ class LiveFiatPayouts : public ::testing::Test {
   }
   void TearDown() override { EXPECT_EQ(ledger_mismatch(stack_->database()), ""); }
 
-  // Live balances have no funding path until collections exist: the test funds one through the
-  // ledger's own balanced movement, as the sandbox seed does in test mode.
+  // Live balances are funded by collections (tests/e2e/collections_test.cc proves that path); this
+  // file funds one through the ledger's own balanced movement, as the sandbox seed does in test
+  // mode, so its tests need no collection provider.
   static void fund_live_usdc(const std::string& amount) {
     infra::pg::Pool pool({.url = stack_->database().url(), .max_connections = 1});
     const auto funded = pool.transact([&](pqxx::work& tx) -> model::Status {

@@ -91,7 +91,7 @@ TEST_F(LivePayouts, WithoutChainAdapterLiveIsProviderUnavailable) {
 }
 
 TEST_F(LivePayouts, TestAndLiveDataNeverMeet) {
-  // A live payout row (live balances cannot be funded yet, so it is inserted directly).
+  // A live payout row, inserted directly (this file's live balances are not funded).
   stack_->database().scalar(
       "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
       "amount_usd) VALUES ('po_liveonly" +
