@@ -1,9 +1,23 @@
 #include "schemas/model/collection.h"
 
+#include "schemas/model/event_snapshot.h"
+
 namespace payrail::model {
 namespace {
 
 constexpr std::string_view kReferenceAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+// What a list item and the full object both start with.
+void write_summary(json::Writer& writer, const Collection& collection) {
+  using namespace json;
+  write_key_string(writer, "id", collection.id);
+  write_key_string(writer, "object", "collection");
+  write_key_string(writer, "status", collection.status);
+  write_key_string(writer, "mode", mode_name(collection.mode));
+  write_key_string(writer, "amount", collection.amount);
+  write_key_string(writer, "currency", collection.currency);
+  write_key_string(writer, "method", collection.method);
+}
 
 void write_instructions(json::Writer& writer, const Collection& collection) {
   json::write_key(writer, "payment_instructions");
@@ -29,13 +43,7 @@ void write_unapplied(json::Writer& writer, std::span<const UnappliedPayment> una
 
 void write_collection_members(json::Writer& writer, const Collection& collection) {
   using namespace json;
-  write_key_string(writer, "id", collection.id);
-  write_key_string(writer, "object", "collection");
-  write_key_string(writer, "status", collection.status);
-  write_key_string(writer, "mode", mode_name(collection.mode));
-  write_key_string(writer, "amount", collection.amount);
-  write_key_string(writer, "currency", collection.currency);
-  write_key_string(writer, "method", collection.method);
+  write_summary(writer, collection);
   write_instructions(writer, collection);
   write_key_nullable(writer, "customer_reference", collection.customer_reference);
   if (collection.metadata_json) {
@@ -68,13 +76,7 @@ std::string collection_json(const Collection& collection,
 void write_collection_list_item(json::Writer& writer, const Collection& collection) {
   using namespace json;
   writer.StartObject();
-  write_key_string(writer, "id", collection.id);
-  write_key_string(writer, "object", "collection");
-  write_key_string(writer, "status", collection.status);
-  write_key_string(writer, "mode", mode_name(collection.mode));
-  write_key_string(writer, "amount", collection.amount);
-  write_key_string(writer, "currency", collection.currency);
-  write_key_string(writer, "method", collection.method);
+  write_summary(writer, collection);
   write_key_string(writer, "created_at", collection.created_at);
   writer.EndObject();
 }
@@ -82,17 +84,9 @@ void write_collection_list_item(json::Writer& writer, const Collection& collecti
 std::string collection_event_json(const Collection& collection, std::string_view event_type,
                                   std::string_view event_id, std::string_view occurred_at,
                                   int sequence) {
-  rapidjson::StringBuffer buffer;
-  json::Writer writer(buffer);
-  writer.StartObject();
-  json::write_key_string(writer, "event", event_type);
-  json::write_key_string(writer, "event_id", event_id);
-  json::write_key_string(writer, "occurred_at", occurred_at);
-  json::write_key(writer, "sequence");
-  writer.Int(sequence);
-  write_collection_members(writer, collection);
-  writer.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
+  return event_snapshot_json(
+      event_type, event_id, occurred_at, sequence,
+      [&](json::Writer& writer) { write_collection_members(writer, collection); });
 }
 
 std::string reference_from_random(std::string_view random_bytes) {

@@ -1,5 +1,7 @@
 #include "schemas/model/fiat_payout.h"
 
+#include "schemas/model/event_snapshot.h"
+
 namespace payrail::model {
 namespace {
 
@@ -93,19 +95,12 @@ void write_fiat_payout_list_item(json::Writer& writer, const FiatPayout& payout)
 std::string fiat_payout_event_json(const FiatPayout& payout, std::string_view event_type,
                                    std::string_view event_id, std::string_view occurred_at,
                                    int sequence) {
-  rapidjson::StringBuffer buffer;
-  json::Writer writer(buffer);
-  writer.StartObject();
-  write_key_string(writer, "event", event_type);
-  write_key_string(writer, "event_id", event_id);
-  write_key_string(writer, "occurred_at", occurred_at);
-  write_key(writer, "sequence");
-  writer.Int(sequence);
-  write_summary(writer, payout);
-  write_details(writer, payout);
-  write_key_string(writer, "created_at", payout.created_at);
-  writer.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
+  return event_snapshot_json(event_type, event_id, occurred_at, sequence,
+                             [&](json::Writer& writer) {
+                               write_summary(writer, payout);
+                               write_details(writer, payout);
+                               json::write_key_string(writer, "created_at", payout.created_at);
+                             });
 }
 
 }  // namespace payrail::model

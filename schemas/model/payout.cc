@@ -1,5 +1,7 @@
 #include "schemas/model/payout.h"
 
+#include "schemas/model/event_snapshot.h"
+
 namespace payrail::model {
 
 void write_payout_members(json::Writer& writer, const Payout& payout) {
@@ -51,17 +53,8 @@ std::string payout_json(const Payout& payout) {
 std::string payout_event_json(const Payout& payout, std::string_view event_type,
                               std::string_view event_id, std::string_view occurred_at,
                               int sequence) {
-  rapidjson::StringBuffer buffer;
-  json::Writer writer(buffer);
-  writer.StartObject();
-  json::write_key_string(writer, "event", event_type);
-  json::write_key_string(writer, "event_id", event_id);
-  json::write_key_string(writer, "occurred_at", occurred_at);
-  json::write_key(writer, "sequence");
-  writer.Int(sequence);
-  write_payout_members(writer, payout);
-  writer.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
+  return event_snapshot_json(event_type, event_id, occurred_at, sequence,
+                             [&](json::Writer& writer) { write_payout_members(writer, payout); });
 }
 
 }  // namespace payrail::model

@@ -12,6 +12,7 @@
 
 #include "tests/support/fiat_payouts.h"
 #include "tests/support/payouts.h"
+#include "tests/support/replay.h"
 #include "tests/support/stack.h"
 
 namespace payrail::testing {
@@ -169,21 +170,11 @@ TEST_F(FiatPayoutRecovery, ReplayingEveryFiatTopicFromZeroChangesNothing) {
       {"fiat_payouts.sent", "settlement"}};
   for (const auto& [topic, role] : topics) stack_->stop(role);
   for (const auto& [topic, role] : topics) {
-    const auto [code, output] = stack_->cli({"offsets-reset", "--topic", topic});
-    ASSERT_EQ(code, 0) << output;
-    const auto lag = stack_->cli({"consumer-lag", "--topic", topic});
-    ASSERT_EQ(lag.first, 0) << lag.second;
-    EXPECT_GT(std::stol(lag.second), 0) << topic << " has nothing to replay";
+    EXPECT_GT(reset_to_offset_zero(*stack_, topic), 0) << topic << " has nothing to replay";
   }
   for (const auto& [topic, role] : topics) stack_->start(role);
   for (const auto& [topic, role] : topics) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    std::string lag;
-    do {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      lag = stack_->cli({"consumer-lag", "--topic", topic}).second;
-    } while (lag != "0\n" && std::chrono::steady_clock::now() < deadline);
-    EXPECT_EQ(lag, "0\n") << topic << " was not replayed to the end";
+    EXPECT_EQ(lag_after_replay(*stack_, topic), "0\n") << topic << " was not replayed to the end";
   }
   EXPECT_EQ(snapshot(), before);
   EXPECT_EQ(ledger_mismatch(db), "");
