@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/bench.h"
 #include "tests/support/collections.h"
 #include "tests/support/stack.h"
 
@@ -25,13 +26,6 @@ namespace {
 
 using namespace payrail::testing;
 using Clock = std::chrono::system_clock;
-
-constexpr auto kDrainTimeout = std::chrono::minutes(10);
-
-int env_int(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
-}
 
 double micros_of(Clock::time_point point) {
   return static_cast<double>(
@@ -89,11 +83,6 @@ void receive_all(const TestStack& stack, Client& client, std::chrono::microsecon
   }
 }
 
-double percentile(const std::vector<double>& sorted, double p) {
-  const auto index = static_cast<std::size_t>(p * static_cast<double>(sorted.size() - 1) + 0.5);
-  return sorted[std::min(index, sorted.size() - 1)];
-}
-
 }  // namespace
 
 int main() {
@@ -116,7 +105,7 @@ int main() {
   }
   for (auto& thread : threads) thread.join();
   std::string pending;
-  const auto deadline = std::chrono::steady_clock::now() + kDrainTimeout;
+  const auto deadline = std::chrono::steady_clock::now() + kBenchDrainTimeout;
   do {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     pending = stack.database().scalar("SELECT count(*) FROM collections WHERE status <> 'settled'");

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "infra/crypto/crypto.h"
+#include "tests/support/bench.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/stack.h"
 
@@ -24,13 +25,6 @@ namespace {
 
 using namespace payrail::testing;
 using Clock = std::chrono::system_clock;
-
-constexpr auto kDrainTimeout = std::chrono::minutes(10);
-
-int env_int(const char* name, int fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::atoi(value) : fallback;
-}
 
 std::string payout_body() {
   return R"({"amount":"1.00","currency":"USDC","destination":{"network":"polygon","address":"0x)" +
@@ -54,14 +48,6 @@ void create_payouts(const TestStack& stack, const std::string& key, int count) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   }
-}
-
-double percentile(std::vector<double> values, double fraction) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const auto index =
-      static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1) + 0.5);
-  return values[std::min(index, values.size() - 1)];
 }
 
 // Event id -> created_at in epoch microseconds, straight from Postgres (API timestamps are
@@ -125,7 +111,7 @@ int run() {
   for (auto& thread : threads) thread.join();
   const auto created_done = Clock::now();
   const std::size_t expected = static_cast<std::size_t>(payouts) * 3;
-  if (!receiver.wait_for_requests(expected, kDrainTimeout, "/bench")) {
+  if (!receiver.wait_for_requests(expected, kBenchDrainTimeout, "/bench")) {
     std::fprintf(stderr, "only %zu of %zu deliveries arrived\n", receiver.requests().size(),
                  expected);
     return 1;
