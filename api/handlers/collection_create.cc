@@ -113,10 +113,11 @@ model::Status check_live_mode(const RequestContext& context, const model::Paymen
 // one the first request is still in flight.
 model::Result<HttpResponse> answer_existing(const collections::NewCollection& request,
                                             const idempotency::Record& record) {
-  if (auto answer = screened_create::recorded_answer(
-          {request.scope, request.endpoint, request.request_hash}, record)) {
-    return std::move(*answer);
+  const screened_create::CreateRequest keyed{request.scope, request.endpoint, request.request_hash};
+  if (auto same = screened_create::check_same_request(keyed, record); !same.ok()) {
+    return same.error();
   }
+  if (auto answer = screened_create::recorded_answer(record)) return std::move(*answer);
   return screened_create::request_in_progress();
 }
 

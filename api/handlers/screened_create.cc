@@ -37,7 +37,7 @@ model::Result<HttpResponse> answer_from_resource(Services& services, const Resou
   });
 }
 
-void send(Responder& responder, model::Result<HttpResponse> response, bool replay = false) {
+void send(Responder& responder, model::Result<HttpResponse> response, bool replay) {
   if (!response.ok()) return responder.send_error(response.error());
   responder.send(replay ? replayed(std::move(response.value()), std::nullopt)
                         : std::move(response.value()));
@@ -72,17 +72,19 @@ model::Result<std::string> idempotency_key(const HttpRequest& request) {
   return std::string(*key);
 }
 
-std::optional<model::Result<HttpResponse>> recorded_answer(const CreateRequest& request,
-                                                           const idempotency::Record& record) {
-  if (record.endpoint != request.endpoint || record.request_hash != request.request_hash) {
-    return model::Result<HttpResponse>(Error::make(
-        ErrorCode::idempotency_conflict,
-        "This Idempotency-Key was already used with a different request; use a new key."));
+model::Status check_same_request(const CreateRequest& request, const idempotency::Record& record) {
+  if (record.endpoint == request.endpoint && record.request_hash == request.request_hash) {
+    return model::ok_status();
   }
+  return Error::make(
+      ErrorCode::idempotency_conflict,
+      "This Idempotency-Key was already used with a different request; use a new key.");
+}
+
+std::optional<HttpResponse> recorded_answer(const idempotency::Record& record) {
   if (!record.response_status || !record.response_body) return std::nullopt;
-  return model::Result<HttpResponse>(
-      replayed(HttpResponse::json(*record.response_status, *record.response_body),
-               record.response_request_id));
+  return replayed(HttpResponse::json(*record.response_status, *record.response_body),
+                  record.response_request_id);
 }
 
 Error request_in_progress() {
@@ -95,7 +97,10 @@ Error request_in_progress() {
 
 void respond_existing(const RequestContext& context, Responder responder, const Resource& resource,
                       const CreateRequest& request, const idempotency::Record& record) {
-  if (auto answer = recorded_answer(request, record)) return send(responder, std::move(*answer));
+  if (auto same = check_same_request(request, record); !same.ok()) {
+    return responder.send_error(same.error());
+  }
+  if (auto answer = recorded_answer(record)) return responder.send(std::move(*answer));
   const int abandoned_after_seconds =
       context.services->config.screening_wait_ms / 1000 + kAbandonedAfterExtraSeconds;
   if (record.age_seconds < abandoned_after_seconds) {

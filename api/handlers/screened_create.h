@@ -43,10 +43,13 @@ struct CreateRequest {
 };
 
 // A request whose key was already used: 409 idempotency_conflict unless it is the same request
-// (endpoint and normalized body); then the recorded answer, replayed (Idempotent-Replayed: true
-// and the original Request-Id), or nullopt when the first request has not recorded one yet.
-std::optional<model::Result<HttpResponse>> recorded_answer(
-    const CreateRequest& request, const infra::repositories::idempotency::Record& record);
+// (endpoint and normalized body).
+model::Status check_same_request(const CreateRequest& request,
+                                 const infra::repositories::idempotency::Record& record);
+
+// The answer recorded for a used key, replayed (Idempotent-Replayed: true and the original
+// Request-Id), or nullopt when the first request has not recorded one yet.
+std::optional<HttpResponse> recorded_answer(const infra::repositories::idempotency::Record& record);
 
 // 409 idempotency_conflict for a key still in use by its first request (Retry-After: 1).
 model::Error request_in_progress();
