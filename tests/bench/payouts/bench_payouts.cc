@@ -1,7 +1,12 @@
-// payrail-bench-payouts: creates N payouts over HTTP at a fixed concurrency against a running
-// stack, then measures how long each took to reach `completed` (from Postgres timestamps).
-// With --fiat 1 it creates fiat payouts instead (MXN to a CLABE through the simulated partner).
-// Prints figures; asserts nothing. Driven by tests/bench/payouts/run.
+// payrail-bench-payouts: creates N payouts over HTTP against a running stack, either closed-loop
+// (a fixed number of clients, each sending its next create when the last one answered: the peak)
+// or open-loop (--rate: creates start at a fixed arrival rate whatever the answers do, and each
+// latency counts from the scheduled start, so queueing is measured rather than hidden). Then it
+// measures how long each payout took to reach `approved`, `processing` and `completed` (Postgres
+// timestamps), and the CPU seconds and resident memory of every process of the stack (--processes,
+// plus the PostgreSQL backends). With --fiat 1 it creates fiat payouts instead (MXN to a CLABE
+// through the simulated partner). Prints figures; asserts nothing. Driven by
+// tests/bench/payouts/run.
 #include <curl/curl.h>
 #include <pqxx/pqxx>
 
@@ -18,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/bench/payouts/process_sampler.h"
+
 namespace {
 
 struct Options {
@@ -26,7 +33,9 @@ struct Options {
   std::vector<std::string> keys;
   int count = 2000;
   int concurrency = 16;
+  double rate_per_second = 0;  // 0: closed loop
   bool fiat = false;
+  std::vector<payrail::bench::NamedProcess> processes;
 };
 
 struct Sample {
@@ -77,7 +86,9 @@ std::string body_of(const Options& options, std::mt19937_64& random) {
          random_address(random) + R"("}})";
 }
 
-Sample create_one(CURL* curl, const Options& options, int index, std::mt19937_64& random) {
+// `due` is when the create was meant to start: its latency counts from there.
+Sample create_one(CURL* curl, const Options& options, int index, std::mt19937_64& random,
+                  std::chrono::steady_clock::time_point due) {
   const auto& key = options.keys[static_cast<std::size_t>(index) % options.keys.size()];
   const std::string body = body_of(options, random);
   curl_slist* headers = nullptr;
@@ -93,11 +104,10 @@ Sample create_one(CURL* curl, const Options& options, int index, std::mt19937_64
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
-  const auto started = std::chrono::steady_clock::now();
   const auto code = curl_easy_perform(curl);
   Sample sample;
   sample.latency_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - due).count();
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &sample.status);
   if (code != CURLE_OK) sample.status = -1;
   const std::string prefix = options.fiat ? "fpo_" : "po_";
@@ -114,32 +124,63 @@ double percentile(std::vector<double> values, double fraction) {
   return values[index];
 }
 
-std::vector<double> completion_latencies_ms(const Options& options,
-                                            const std::vector<std::string>& ids) {
-  pqxx::connection connection(options.database_url);
+void print_distribution(const char* name, const std::vector<double>& values, std::size_t of) {
+  std::printf("  %-22s %6zu of %-6zu p50 %8.1f  p90 %8.1f  p99 %8.1f  max %8.1f ms\n", name,
+              values.size(), of, percentile(values, 0.50), percentile(values, 0.90),
+              percentile(values, 0.99), percentile(values, 1.0));
+}
+
+std::string text_array(const std::vector<std::string>& ids) {
   std::string array = "{";
   for (std::size_t i = 0; i < ids.size(); ++i) array += (i ? "," : "") + ids[i];
-  array += "}";
+  return array + "}";
+}
+
+// Milliseconds from each payout's creation to its first transition into `stage`.
+std::vector<double> stage_latencies_ms(pqxx::connection& connection, const Options& options,
+                                       const std::string& ids, const std::string& stage) {
+  pqxx::nontransaction tx(connection);
+  const auto rows = tx.exec_params(
+      options.fiat
+          ? "SELECT extract(epoch FROM (min(t.occurred_at) - p.created_at)) * 1000 "
+            "FROM fiat_payouts p JOIN resource_transitions t ON t.resource_id = p.id "
+            "AND t.to_status = $2 WHERE p.id = ANY($1::text[]) GROUP BY p.id, p.created_at"
+          : "SELECT extract(epoch FROM (min(t.occurred_at) - p.created_at)) * 1000 "
+            "FROM payouts p JOIN payout_transitions t ON t.payout_id = p.id "
+            "AND t.to_status = $2 WHERE p.id = ANY($1::text[]) GROUP BY p.id, p.created_at",
+      ids, stage);
   std::vector<double> latencies;
+  for (const auto& row : rows) latencies.push_back(row[0].as<double>());
+  return latencies;
+}
+
+// Waits (at most 180 s) until every created payout is `completed`.
+void await_completion(pqxx::connection& connection, const Options& options, const std::string& ids,
+                      std::size_t expected) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
-  for (;;) {
+  while (std::chrono::steady_clock::now() < deadline) {
     pqxx::nontransaction tx(connection);
-    const auto rows = tx.exec_params(
-        options.fiat
-            ? "SELECT extract(epoch FROM (t.occurred_at - p.created_at)) * 1000 FROM fiat_payouts "
-              "p "
-              "JOIN resource_transitions t ON t.resource_id = p.id AND t.to_status = 'completed' "
-              "WHERE p.id = ANY($1::text[])"
-            : "SELECT extract(epoch FROM (t.occurred_at - p.created_at)) * 1000 FROM payouts p "
-              "JOIN payout_transitions t ON t.payout_id = p.id AND t.to_status = 'completed' "
-              "WHERE p.id = ANY($1::text[])",
-        array);
-    if (rows.size() == ids.size() || std::chrono::steady_clock::now() > deadline) {
-      for (const auto& row : rows) latencies.push_back(row[0].as<double>());
-      return latencies;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    const auto done =
+        tx.exec_params1(options.fiat
+                            ? "SELECT count(*) FROM fiat_payouts WHERE id = ANY($1::text[]) "
+                              "AND status = 'completed'"
+                            : "SELECT count(*) FROM payouts WHERE id = ANY($1::text[]) "
+                              "AND status = 'completed'",
+                        ids)[0]
+            .as<std::size_t>();
+    if (done >= expected) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+}
+
+std::vector<payrail::bench::NamedProcess> parse_processes(const std::string& text) {
+  std::vector<payrail::bench::NamedProcess> processes;
+  for (const auto& entry : split(text, ',')) {
+    const auto equals = entry.find('=');
+    if (equals == std::string::npos) continue;
+    processes.push_back({entry.substr(0, equals), std::stoi(entry.substr(equals + 1))});
+  }
+  return processes;
 }
 
 Options parse(int argc, char** argv) {
@@ -152,23 +193,19 @@ Options parse(int argc, char** argv) {
     if (name == "--keys") options.keys = split(value, ',');
     if (name == "--count") options.count = std::stoi(value);
     if (name == "--concurrency") options.concurrency = std::stoi(value);
+    if (name == "--rate") options.rate_per_second = std::stod(value);
     if (name == "--fiat") options.fiat = value == "1";
+    if (name == "--processes") options.processes = parse_processes(value);
   }
   return options;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const auto options = parse(argc, argv);
-  if (options.keys.empty() || options.database_url.empty()) {
-    std::fprintf(stderr,
-                 "usage: payrail-bench-payouts --keys k1,k2 --database-url URL "
-                 "[--url http://127.0.0.1:8080] [--count 2000] [--concurrency 16] [--fiat 1]\n");
-    return 2;
-  }
-  curl_global_init(CURL_GLOBAL_ALL);
+// Closed loop: each client sends its next create as soon as the last one answered. Open loop
+// (rate > 0): create i is due at start + i / rate; a client that is free sleeps until the next
+// due create, so too few clients show as latency rather than as a lower offered rate.
+std::vector<Sample> create_all(const Options& options, double& seconds, double& worst_lag_ms) {
   std::vector<Sample> samples(static_cast<std::size_t>(options.count));
+  std::vector<double> lags_ms(static_cast<std::size_t>(options.count), 0);
   std::atomic<int> next{0};
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::thread> threads;
@@ -177,14 +214,46 @@ int main(int argc, char** argv) {
       CURL* curl = curl_easy_init();  // one connection per client, kept alive
       std::mt19937_64 random(static_cast<unsigned long>(t) * 7919 + 17);
       for (int i = next++; i < options.count; i = next++) {
-        samples[static_cast<std::size_t>(i)] = create_one(curl, options, i, random);
+        auto due = std::chrono::steady_clock::now();
+        if (options.rate_per_second > 0) {
+          due = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(i / options.rate_per_second));
+          std::this_thread::sleep_until(due);
+          lags_ms[static_cast<std::size_t>(i)] =
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - due)
+                  .count();
+        }
+        samples[static_cast<std::size_t>(i)] = create_one(curl, options, i, random, due);
       }
       curl_easy_cleanup(curl);
     });
   }
   for (auto& thread : threads) thread.join();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  worst_lag_ms = *std::max_element(lags_ms.begin(), lags_ms.end());
+  return samples;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto options = parse(argc, argv);
+  if (options.keys.empty() || options.database_url.empty() || options.count < 1) {
+    std::fprintf(stderr,
+                 "usage: payrail-bench-payouts --keys k1,k2 --database-url URL "
+                 "[--url http://127.0.0.1:8080] [--count 2000] [--concurrency 16] [--rate N] "
+                 "[--fiat 1] [--processes name=pid,name=pid]\n");
+    return 2;
+  }
+  curl_global_init(CURL_GLOBAL_ALL);
+  const auto database_url = options.database_url +
+                            (options.database_url.find('?') == std::string::npos ? "?" : "&") +
+                            "application_name=payrail-bench";
+  payrail::bench::ProcessSampler sampler(options.processes, database_url);
+  sampler.start();
+  double seconds = 0;
+  double worst_lag_ms = 0;
+  const auto samples = create_all(options, seconds, worst_lag_ms);
   std::map<long, int> statuses;
   std::vector<double> create_ms;
   std::vector<std::string> ids;
@@ -193,17 +262,29 @@ int main(int argc, char** argv) {
     create_ms.push_back(sample.latency_ms);
     if (sample.status == 201 && !sample.payout_id.empty()) ids.push_back(sample.payout_id);
   }
-  const auto completion_ms = completion_latencies_ms(options, ids);
-  std::printf("%s created: %d at concurrency %d in %.2f s\n",
-              options.fiat ? "fiat payouts" : "payouts", options.count, options.concurrency,
-              seconds);
+  pqxx::connection connection(database_url);
+  const auto id_array = text_array(ids);
+  await_completion(connection, options, id_array, ids.size());
+  const auto cpu = sampler.stop();
+  const char* kind = options.fiat ? "fiat payouts" : "payouts";
+  if (options.rate_per_second > 0) {
+    std::printf(
+        "%s created: %d open-loop at %.1f/s offered (up to %d in flight) in %.2f s; "
+        "latest start %.1f ms after its due time\n",
+        kind, options.count, options.rate_per_second, options.concurrency, seconds, worst_lag_ms);
+  } else {
+    std::printf("%s created: %d closed-loop at concurrency %d in %.2f s\n", kind, options.count,
+                options.concurrency, seconds);
+  }
   for (const auto& [status, count] : statuses) std::printf("  HTTP %ld: %d\n", status, count);
   std::printf("creates/s:              %.1f\n", static_cast<double>(options.count) / seconds);
-  std::printf("create latency p50/p99: %.1f / %.1f ms\n", percentile(create_ms, 0.50),
-              percentile(create_ms, 0.99));
-  std::printf("create -> completed:    %zu of %zu completed; p50/p99 %.1f / %.1f ms\n",
-              completion_ms.size(), ids.size(), percentile(completion_ms, 0.50),
-              percentile(completion_ms, 0.99));
+  std::printf("latency (create: client-side, from its due time; stages: Postgres timestamps):\n");
+  print_distribution("create", create_ms, samples.size());
+  for (const auto* stage : {"approved", "processing", "completed"}) {
+    print_distribution((std::string("create -> ") + stage).c_str(),
+                       stage_latencies_ms(connection, options, id_array, stage), ids.size());
+  }
+  payrail::bench::print_cpu_report(cpu, static_cast<int>(ids.size()));
   std::printf("CREATES_PER_SECOND=%.1f\n", static_cast<double>(options.count) / seconds);
   return 0;
 }
