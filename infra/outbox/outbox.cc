@@ -18,8 +18,8 @@ SELECT consumed_at IS NOT NULL FROM outbox WHERE message_id = $1)sql"};
 
 }  // namespace
 
-std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
-                    model::Mode mode, std::string_view resource_id) {
+topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view org_id,
+                             model::Mode mode, std::string_view resource_id) {
   topics::Envelope envelope;
   envelope.message_id = "msg_" + crypto::random_base62(24);
   envelope.type = std::string(topic.message_type);
@@ -27,6 +27,12 @@ std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_
   envelope.mode = mode;
   envelope.resource_id = std::string(resource_id);
   envelope.created_at = time::format_utc(time::now_utc());
+  return envelope;
+}
+
+std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
+                    model::Mode mode, std::string_view resource_id) {
+  const auto envelope = new_message(topic, org_id, mode, resource_id);
   pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name), envelope.resource_id,
            topics::encode(envelope));
   return envelope.message_id;

@@ -17,6 +17,11 @@ namespace payrail::infra::outbox {
 std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
                     model::Mode mode, std::string_view resource_id);
 
+// The message enqueue() writes (a fresh message id), for a writer that inserts it into the
+// outbox under a condition of its own (the events repository: only when an endpoint subscribes).
+topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view org_id,
+                             model::Mode mode, std::string_view resource_id);
+
 // Called by a topic's designated consumer inside the transaction that applies the message.
 // Returns false when the message was already consumed (a redelivery or a replay): the caller
 // then applies nothing.

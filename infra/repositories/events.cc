@@ -1,5 +1,7 @@
 #include "infra/repositories/events.h"
 
+#include <stdexcept>
+
 #include "infra/ids.h"
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/sql.h"
@@ -12,10 +14,26 @@ namespace {
 #define PAYRAIL_EVENT_COLUMNS \
   "id, org_id, mode, type, resource_id, sequence, payload, " PAYRAIL_TIMESTAMP("created_at")
 
+// The organization row FOR KEY SHARE (the lock its foreign key takes anyway, taken here on
+// purpose) orders this transaction against webhook endpoint creation, which holds that row FOR
+// UPDATE until it commits: an endpoint created first makes this statement wait until it is
+// committed, so the next statement (a fresh snapshot) sees it; an endpoint created later waits
+// for this transaction to end. Either way, every endpoint that exists when the event commits is
+// seen by kEnqueueForSubscribers.
 constexpr pg::Statement kInsert{
     "events_insert",
+    "WITH organization AS (SELECT 1 FROM organizations WHERE id = $2 FOR KEY SHARE) "
     "INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"};
+    "SELECT $1, $2, $3, $4, $5, $6, $7::integer, $8 FROM organization"};
+
+// The `events` message exists only when an endpoint of the organization and mode subscribes to
+// the type: events no one subscribes to cost the relay, the broker and the webhook worker
+// nothing. Must run in a later statement than kInsert (see there).
+constexpr pg::Statement kEnqueueForSubscribers{
+    "events_enqueue_for_subscribers",
+    "INSERT INTO outbox (message_id, topic, message_key, payload) SELECT $1, $2, $3, $4 "
+    "WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE org_id = $5 AND mode = $6 AND active "
+    "AND deleted_at IS NULL AND $7 = ANY (events))"};
 
 constexpr pg::Statement kFind{"events_find",
                               "SELECT " PAYRAIL_EVENT_COLUMNS " FROM events WHERE id = $1"};
@@ -41,9 +59,14 @@ EventRow read_row(const pqxx::row& row) {
 std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& payload) {
   const auto id = new_id("evt_");
   const auto occurred_at = time::format_utc(time::now_utc());
-  pg::exec(tx, kInsert, id, event.org_id, std::string(model::mode_name(event.mode)), event.type,
-           event.resource_type, event.resource_id, event.sequence, payload(id, occurred_at));
-  outbox::enqueue(tx, topics::kEvents, event.org_id, event.mode, id);
+  const auto mode = std::string(model::mode_name(event.mode));
+  const auto inserted =
+      pg::exec(tx, kInsert, id, event.org_id, mode, event.type, event.resource_type,
+               event.resource_id, event.sequence, payload(id, occurred_at));
+  if (inserted.affected_rows() != 1) throw std::logic_error("event of an unknown organization");
+  const auto message = outbox::new_message(topics::kEvents, event.org_id, event.mode, id);
+  pg::exec(tx, kEnqueueForSubscribers, message.message_id, std::string(topics::kEvents.name), id,
+           topics::encode(message), event.org_id, mode, event.type);
   return id;
 }
 

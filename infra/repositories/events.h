@@ -1,5 +1,6 @@
 // Events: flat resource snapshots with a per-resource sequence, written in the same transaction
-// as the state change they describe and published to the `events` topic through the outbox.
+// as the state change they describe and published to the `events` topic through the outbox when
+// a webhook endpoint subscribes to them.
 #pragma once
 
 #include <pqxx/pqxx>
@@ -27,7 +28,9 @@ struct NewEvent {
 using PayloadWriter =
     std::function<std::string(const std::string& event_id, const std::string& occurred_at)>;
 
-// Inserts the event and its outbox message; returns the event id.
+// Inserts the event, and its `events` outbox message when an active endpoint of the organization
+// and mode subscribes to the event's type (nothing else consumes that topic); returns the event
+// id. Holds the organization row FOR KEY SHARE until the caller's transaction ends.
 std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& payload);
 
 struct EventRow {

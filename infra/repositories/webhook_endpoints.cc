@@ -15,7 +15,9 @@ constexpr pg::Statement kInsert{
     "INSERT INTO webhook_endpoints (id, org_id, mode, url, events, secret_ciphertext) "
     "VALUES ($1, $2, $3, $4, $5::text[], $6) RETURNING " PAYRAIL_ENDPOINT_COLUMNS};
 
-// Serializes endpoint creation per organization so the limit cannot be raced past.
+// Serializes endpoint creation per organization so the limit cannot be raced past, and orders it
+// against transactions that append events (they hold the row FOR KEY SHARE: see events.cc), so
+// an event committed after the endpoint always reaches it.
 constexpr pg::Statement kLockOrganization{"webhook_endpoints_lock_organization",
                                           "SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE"};
 
@@ -65,28 +67,29 @@ std::string mode_text(model::Mode mode) {
 
 }  // namespace
 
-model::Result<CreatedEndpoint> create(pg::Pool& pool, const NewEndpoint& endpoint,
+model::Result<CreatedEndpoint> create(pqxx::work& tx, const NewEndpoint& endpoint,
                                       std::string_view encryption_key) {
   CreatedEndpoint created;
   created.secret = webhooks::new_endpoint_secret();
   auto sealed = webhooks::seal_secret(encryption_key, created.secret);
   if (!sealed.ok()) return sealed.error();
-  auto row = pool.transact([&](pqxx::work& tx) -> model::Result<EndpointRow> {
-    pg::exec(tx, kLockOrganization, endpoint.org_id);
-    const auto active = pg::exec(tx, kCountActive, endpoint.org_id, mode_text(endpoint.mode));
-    if (active[0][0].as<std::size_t>() >= kActiveEndpointsMax) {
-      return model::Error::make(model::ErrorCode::resource_limit_reached,
-                                "An organization can have at most 16 webhook endpoints per mode; "
-                                "delete one first.");
-    }
-    const auto rows = pg::exec(
-        tx, kInsert, new_id("whe_"), endpoint.org_id, mode_text(endpoint.mode), endpoint.url,
-        text_array_literal(endpoint.events), pqxx::binarystring(sealed->data(), sealed->size()));
-    return read_row(rows[0]);
-  });
-  if (!row.ok()) return row.error();
-  created.row = std::move(*row);
+  pg::exec(tx, kLockOrganization, endpoint.org_id);
+  const auto active = pg::exec(tx, kCountActive, endpoint.org_id, mode_text(endpoint.mode));
+  if (active[0][0].as<std::size_t>() >= kActiveEndpointsMax) {
+    return model::Error::make(model::ErrorCode::resource_limit_reached,
+                              "An organization can have at most 16 webhook endpoints per mode; "
+                              "delete one first.");
+  }
+  const auto rows = pg::exec(tx, kInsert, new_id("whe_"), endpoint.org_id, mode_text(endpoint.mode),
+                             endpoint.url, text_array_literal(endpoint.events),
+                             pqxx::binarystring(sealed->data(), sealed->size()));
+  created.row = read_row(rows[0]);
   return created;
+}
+
+model::Result<CreatedEndpoint> create(pg::Pool& pool, const NewEndpoint& endpoint,
+                                      std::string_view encryption_key) {
+  return pool.transact([&](pqxx::work& tx) { return create(tx, endpoint, encryption_key); });
 }
 
 model::Result<Page<EndpointRow>> list(pg::Pool& pool, std::string_view org_id, model::Mode mode,

@@ -42,6 +42,10 @@ struct NewEndpoint {
 // organization already has kActiveEndpointsMax active endpoints in that mode.
 model::Result<CreatedEndpoint> create(pg::Pool& pool, const NewEndpoint& endpoint,
                                       std::string_view encryption_key);
+// The same inside the caller's transaction: the endpoint exists (and receives events appended
+// by transactions that commit after it) once that transaction commits.
+model::Result<CreatedEndpoint> create(pqxx::work& tx, const NewEndpoint& endpoint,
+                                      std::string_view encryption_key);
 
 // Endpoints not deleted, newest first.
 model::Result<Page<EndpointRow>> list(pg::Pool& pool, std::string_view org_id, model::Mode mode,

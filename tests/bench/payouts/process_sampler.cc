@@ -148,11 +148,9 @@ CpuReport ProcessSampler::stop() {
   for (const auto& [group, ticks] : by_group) {
     report.processes.push_back({group, ticks_to_seconds(ticks), 0, 0});
   }
-  report.processes.push_back(
-      {"postgres: (postmaster, and exited backends after their last "
-       "sample)",
-       ticks_to_seconds(cluster_ticks - sampled_ticks), 0, 0});
-  report.processes.push_back({"postgres: all backends' private memory (RssAnon sum)", 0,
+  report.processes.push_back({"postgres: (postmaster; exited backends after last sample)",
+                              ticks_to_seconds(cluster_ticks - sampled_ticks), 0, 0});
+  report.processes.push_back({"postgres: backends' private memory (RssAnon sum)", 0,
                               backends_rss_before_kib_, backends_rss_after_kib});
   for (const auto& process : report.processes) {
     if (!is_load_generator(process.name)) report.total_seconds += process.cpu_seconds;
