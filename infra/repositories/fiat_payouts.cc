@@ -117,21 +117,14 @@ void log_transition(pqxx::work& tx, const FiatPayoutRow& after,
 }
 
 // Everything a transition does besides the status itself. Returns false when the hold found the
-// balance short (only possible at creation; the caller rolls back).
+// balance short (only possible at creation; the caller rolls back). The organization's hot rows
+// (its balance, then its spend counters) come last, so their locks are held for the fewest round
+// trips before the commit.
 bool apply_effects(pqxx::work& tx, const FiatPayoutRow& after,
                    const model::FiatPayoutTransition& transition,
                    const std::optional<std::string>& actor) {
   log_transition(tx, after, transition, actor);
   const auto& resource = after.resource;
-  if (const auto movement =
-          ledger::movement_of(transition.effects.money, ledger::Movement::settle_fiat)) {
-    const auto applied = ledger::apply(tx, after.org_id, resource.mode, kFundingAsset, *movement,
-                                       resource.id, resource.funding.usdc_amount);
-    if (applied == ledger::Applied::insufficient_balance) return false;
-  }
-  if (transition.effects.returns_spend) {
-    spend::give_back(tx, {after.org_id, resource.mode, after.amount_usd, resource.created_at});
-  }
   if (transition.effects.event) {
     const std::string type(*transition.effects.event);
     events::append(tx,
@@ -141,6 +134,15 @@ bool apply_effects(pqxx::work& tx, const FiatPayoutRow& after,
                      return model::fiat_payout_event_json(resource, type, event_id, occurred_at,
                                                           after.event_sequence);
                    });
+  }
+  if (const auto movement =
+          ledger::movement_of(transition.effects.money, ledger::Movement::settle_fiat)) {
+    const auto applied = ledger::apply(tx, after.org_id, resource.mode, kFundingAsset, *movement,
+                                       resource.id, resource.funding.usdc_amount);
+    if (applied == ledger::Applied::insufficient_balance) return false;
+  }
+  if (transition.effects.returns_spend) {
+    spend::give_back(tx, {after.org_id, resource.mode, after.amount_usd, resource.created_at});
   }
   return true;
 }
@@ -205,6 +207,7 @@ model::Result<CreateOutcome> create(pg::Pool& pool, const NewFiatPayout& request
                  pqxx::binarystring(request.account_sealed.data(), request.account_sealed.size()),
                  request.account_masked_json, request.usdc_amount, request.rate, request.rate_as_of,
                  request.amount_usd, request.metadata_json)[0]);
+    outbox::enqueue(tx, topics::kFiatPayoutsRequested, scope.org_id, scope.mode, id);
     const auto transition =
         *model::find_fiat_payout_transition(std::nullopt, FiatPayoutTrigger::create);
     if (!apply_effects(tx, created, transition, std::nullopt)) {
@@ -216,7 +219,6 @@ model::Result<CreateOutcome> create(pg::Pool& pool, const NewFiatPayout& request
         !reserved.ok()) {
       return reserved.error();
     }
-    outbox::enqueue(tx, topics::kFiatPayoutsRequested, scope.org_id, scope.mode, id);
     return CreateOutcome{std::move(created), std::nullopt};
   });
 }

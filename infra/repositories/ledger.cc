@@ -33,13 +33,16 @@ const MovementSpec& spec_of(Movement movement) {
   throw std::logic_error("unknown ledger movement");
 }
 
+// The entry and its two postings in one round trip; nothing when the entry exists already (the
+// movement was applied). The postings' balance is checked at commit (a deferred trigger).
 constexpr pg::Statement kInsertEntry{"ledger_insert_entry", R"sql(
-INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id) VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT DO NOTHING RETURNING id)sql"};
-
-constexpr pg::Statement kInsertPostings{"ledger_insert_postings", R"sql(
+WITH entry AS (
+  INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id)
+  VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id)
 INSERT INTO journal_postings (entry_id, account, amount)
-VALUES ($1, $2, -($4::numeric)), ($1, $3, $4::numeric))sql"};
+SELECT entry.id, posting.account, posting.amount FROM entry,
+  (VALUES ($6::text, -($8::numeric)), ($7::text, $8::numeric)) AS posting (account, amount)
+RETURNING entry_id)sql"};
 
 // The CHECK constraints on balances are the last line of defence; this guard turns a short
 // balance into a clean "insufficient" answer instead of a constraint error.
@@ -97,9 +100,12 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
   const auto& spec = spec_of(movement);
   const std::optional<std::string> resource =
       resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
+  // The balance row is updated last: it is the row every payout of the organization contends
+  // for, and its lock is held from here until the caller's transaction ends.
   const auto entry =
       pg::exec(tx, kInsertEntry, std::string(org_id), std::string(model::mode_name(mode)),
-               std::string(asset), std::string(spec.kind), resource);
+               std::string(asset), std::string(spec.kind), resource,
+               std::string(spec.debit_account), std::string(spec.credit_account), amount);
   if (entry.empty()) return Applied::already_applied;
   const auto updated =
       pg::exec(tx, kUpdateBalance, std::string(org_id), std::string(model::mode_name(mode)),
@@ -111,8 +117,6 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
     }
     return Applied::insufficient_balance;  // the caller rolls the transaction back
   }
-  pg::exec(tx, kInsertPostings, entry[0][0].as<long>(), std::string(spec.debit_account),
-           std::string(spec.credit_account), amount);
   return Applied::applied;
 }
 

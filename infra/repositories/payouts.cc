@@ -82,7 +82,9 @@ PayoutRow read_row(const pqxx::row& row) {
 }
 
 // Everything a transition does besides the status itself. Returns false when the hold found the
-// balance short (only possible at creation; the caller rolls back).
+// balance short (only possible at creation; the caller rolls back). The organization's hot rows
+// (its balance, then its spend counters) come last, so their locks are held for the fewest round
+// trips before the commit.
 bool apply_effects(pqxx::work& tx, const PayoutRow& after,
                    const model::PayoutTransition& transition) {
   const auto from =
@@ -91,6 +93,16 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
           : std::nullopt;
   pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
            std::string(model::payout_trigger_name(transition.trigger)));
+  if (transition.effects.event) {
+    const std::string type(*transition.effects.event);
+    events::append(tx,
+                   {after.org_id, after.resource.mode, type, "payout", after.resource.id,
+                    after.event_sequence},
+                   [&](const std::string& event_id, const std::string& occurred_at) {
+                     return model::payout_event_json(after.resource, type, event_id, occurred_at,
+                                                     after.event_sequence);
+                   });
+  }
   if (const auto movement =
           ledger::movement_of(transition.effects.money, ledger::Movement::settle)) {
     const auto applied =
@@ -101,16 +113,6 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
   if (transition.effects.returns_spend) {
     spend::give_back(
         tx, {after.org_id, after.resource.mode, after.amount_usd, after.resource.created_at});
-  }
-  if (transition.effects.event) {
-    const std::string type(*transition.effects.event);
-    events::append(tx,
-                   {after.org_id, after.resource.mode, type, "payout", after.resource.id,
-                    after.event_sequence},
-                   [&](const std::string& event_id, const std::string& occurred_at) {
-                     return model::payout_event_json(after.resource, type, event_id, occurred_at,
-                                                     after.event_sequence);
-                   });
   }
   return true;
 }
@@ -162,6 +164,7 @@ model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request) {
     auto created = read_row(pg::exec(
         tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount, request.currency,
         request.network, request.address, request.metadata_json, request.amount_usd)[0]);
+    outbox::enqueue(tx, topics::kPayoutsRequested, scope.org_id, scope.mode, id);
     const auto transition = *model::find_payout_transition(std::nullopt, PayoutTrigger::create);
     if (!apply_effects(tx, created, transition)) {
       return model::Error::make(
@@ -172,7 +175,6 @@ model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request) {
         !reserved.ok()) {
       return reserved.error();
     }
-    outbox::enqueue(tx, topics::kPayoutsRequested, scope.org_id, scope.mode, id);
     return CreateOutcome{std::move(created), std::nullopt};
   });
 }

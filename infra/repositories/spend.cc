@@ -1,5 +1,9 @@
 #include "infra/repositories/spend.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "infra/pg/pool.h"
 
 namespace payrail::infra::repositories::spend {
@@ -10,16 +14,21 @@ constexpr pg::Statement kOverrides{
     "SELECT auto_approval_usd::text, per_payout_usd::text, daily_usd::text, monthly_usd::text "
     "FROM organization_limits WHERE org_id = $1 AND mode = $2"};
 
+// Both periods in one round trip, day first (the order every reservation locks them in);
+// returns the periods whose counter took the amount: an existing counter only while it stays
+// within its limit, a new one always (reserve() checks the amount alone against the limit).
 constexpr pg::Statement kReserve{"spend_reserve", R"sql(
 INSERT INTO spend_counters AS c (org_id, mode, period, period_start, amount_usd)
-VALUES ($1, $2, $3,
-        CASE $3 WHEN 'day' THEN (now() AT TIME ZONE 'UTC')::date
-                ELSE date_trunc('month', now() AT TIME ZONE 'UTC')::date END,
-        $4::numeric)
+SELECT $1, $2, period.name, period.start, $3::numeric
+FROM (VALUES (1, 'day', (now() AT TIME ZONE 'UTC')::date),
+             (2, 'month', date_trunc('month', now() AT TIME ZONE 'UTC')::date))
+     AS period (position, name, start)
+ORDER BY period.position
 ON CONFLICT (org_id, mode, period, period_start)
 DO UPDATE SET amount_usd = c.amount_usd + EXCLUDED.amount_usd
-WHERE c.amount_usd + EXCLUDED.amount_usd <= $5::numeric
-RETURNING 1)sql"};
+WHERE c.amount_usd + EXCLUDED.amount_usd
+      <= CASE EXCLUDED.period WHEN 'day' THEN $4::numeric ELSE $5::numeric END
+RETURNING c.period)sql"};
 
 constexpr pg::Statement kGiveBack{"spend_give_back", R"sql(
 UPDATE spend_counters c SET amount_usd = greatest(0, c.amount_usd - $3::numeric)
@@ -74,13 +83,19 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   const auto amount = model::parse_decimal(amount_usd);
   const std::pair<const char*, const model::Decimal*> periods[] = {{"day", &limits.daily_usd},
                                                                    {"month", &limits.monthly_usd}};
+  // A period fits when its counter took the amount and the amount alone is within the limit
+  // (a new counter row is created at the amount unchecked; on any error the caller rolls back).
+  std::vector<std::string> fitted;
+  if (amount) {
+    for (const auto& row : pg::exec(
+             tx, kReserve, std::string(org_id), std::string(model::mode_name(mode)), amount_usd,
+             model::format_decimal(limits.daily_usd), model::format_decimal(limits.monthly_usd))) {
+      fitted.push_back(row[0].as<std::string>());
+    }
+  }
   for (const auto& [period, limit] : periods) {
-    const bool fits =
-        amount && model::compare(*amount, *limit) <= 0 &&
-        !pg::exec(tx, kReserve, std::string(org_id), std::string(model::mode_name(mode)),
-                  std::string(period), amount_usd, model::format_decimal(*limit))
-             .empty();
-    if (!fits) {
+    if (!amount || model::compare(*amount, *limit) > 0 ||
+        std::find(fitted.begin(), fitted.end(), period) == fitted.end()) {
       return model::Error::make(model::ErrorCode::limit_exceeded,
                                 std::string("This payout would exceed the organization's ") +
                                     (std::string(period) == "day" ? "daily" : "monthly") +

@@ -103,10 +103,9 @@ void ProcessSampler::sample_backends() {
     if (ticks < 0) continue;
     auto [entry, inserted] = backends_.try_emplace(pid);
     auto& backend = entry->second;
-    if (inserted) {
-      backend.group = pid == own_backend_pid_ ? kSamplerGroup : row[1].c_str();
-      backend.first_ticks = 0;
-    }
+    if (inserted) backend.first_ticks = 0;
+    // The latest name: a connection seen while it was starting up has no application_name yet.
+    backend.group = pid == own_backend_pid_ ? kSamplerGroup : row[1].c_str();
     backend.last_ticks = ticks;
     backend.alive = true;
   }
