@@ -26,9 +26,7 @@ class EventSubscriptions : public ::testing::Test {
     database_ = new TestDatabase();
     for (const auto* org :
          {"org_subscribed", "org_quiet", "org_deleted", "org_race1", "org_race2"}) {
-      database_->scalar(std::string("INSERT INTO organizations (id, legal_name, display_name, "
-                                    "country, owner_subject) VALUES ('") +
-                        org + "', 'Hooks Ltd', 'Hooks', 'CA', 'owner') RETURNING id");
+      database_->add_organization(org);
     }
     pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 4});
   }

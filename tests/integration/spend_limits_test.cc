@@ -17,9 +17,7 @@ class SpendLimits : public ::testing::Test {
   static void SetUpTestSuite() {
     database_ = new TestDatabase();
     for (const auto* org : {"org_daily", "org_monthly", "org_alone"}) {
-      database_->scalar(std::string("INSERT INTO organizations (id, legal_name, display_name, "
-                                    "country, owner_subject) VALUES ('") +
-                        org + "', 'Spend Ltd', 'Spend', 'CA', 'owner') RETURNING id");
+      database_->add_organization(org);
     }
     pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
   }

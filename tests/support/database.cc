@@ -63,4 +63,14 @@ std::string TestDatabase::scalar(const std::string& sql) const {
   return rows[0][0].as<std::string>();
 }
 
+void TestDatabase::add_organization(const std::string& org_id) const {
+  auto connection = connect();
+  pqxx::work tx(*connection);
+  tx.exec_params(
+      "INSERT INTO organizations (id, legal_name, display_name, country, owner_subject) "
+      "VALUES ($1, 'Test Ltd', 'Test', 'CA', 'owner')",
+      org_id);
+  tx.commit();
+}
+
 }  // namespace payrail::testing

@@ -21,6 +21,8 @@ class TestDatabase {
   std::unique_ptr<pqxx::connection> connect() const;
   // Runs one query and returns the first column of the first row as text ("" when no row).
   std::string scalar(const std::string& sql) const;
+  // Inserts a bare active organization row (no members, keys or balances) for repository tests.
+  void add_organization(const std::string& org_id) const;
 
  private:
   std::string admin_url_;
