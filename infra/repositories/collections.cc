@@ -117,8 +117,9 @@ std::string mode_text(model::Mode mode) {
   return std::string(model::mode_name(mode));
 }
 
-// Everything a transition does besides the status: the log, the credit, the event and the
-// settlement message, in the transaction that changed the status.
+// Everything a transition does besides the status: the log, the event, the settlement message
+// and the credit, in the transaction that changed the status. The credit comes last: the
+// organization's balance row stays locked from its update until the commit.
 void apply_effects(pqxx::work& tx, const CollectionRow& after,
                    const model::CollectionTransition& transition,
                    std::optional<std::string> actor) {
@@ -130,17 +131,6 @@ void apply_effects(pqxx::work& tx, const CollectionRow& after,
                                  model::collection_trigger_name(transition.trigger),
                                  actor ? std::optional<std::string_view>(*actor) : std::nullopt});
   const auto& resource = after.resource;
-  if (transition.effects.credit && resource.settled_amount) {
-    const auto credited = model::parse_decimal(*resource.settled_amount);
-    if (credited && model::is_positive(*credited)) {
-      const auto applied =
-          ledger::apply(tx, after.org_id, resource.mode, "USDC", ledger::Movement::credit,
-                        resource.id, *resource.settled_amount);
-      if (applied != ledger::Applied::applied) {
-        throw std::logic_error("collection credit applied twice: " + resource.id);
-      }
-    }
-  }
   if (transition.effects.event) {
     const std::string type(*transition.effects.event);
     events::append(tx,
@@ -153,6 +143,17 @@ void apply_effects(pqxx::work& tx, const CollectionRow& after,
   }
   if (transition.effects.starts_settlement) {
     outbox::enqueue(tx, topics::kCollectionsReceived, after.org_id, resource.mode, resource.id);
+  }
+  if (transition.effects.credit && resource.settled_amount) {
+    const auto credited = model::parse_decimal(*resource.settled_amount);
+    if (credited && model::is_positive(*credited)) {
+      const auto applied =
+          ledger::apply(tx, after.org_id, resource.mode, "USDC", ledger::Movement::credit,
+                        resource.id, *resource.settled_amount);
+      if (applied != ledger::Applied::applied) {
+        throw std::logic_error("collection credit applied twice: " + resource.id);
+      }
+    }
   }
 }
 

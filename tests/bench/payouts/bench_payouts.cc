@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tests/bench/payouts/process_sampler.h"
+#include "tests/support/bench.h"
 
 namespace {
 
@@ -117,12 +118,7 @@ Sample create_one(CURL* curl, const Options& options, int index, std::mt19937_64
   return sample;
 }
 
-double percentile(std::vector<double> values, double fraction) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1));
-  return values[index];
-}
+using payrail::testing::percentile;  // one definition for every benchmark
 
 void print_distribution(const char* name, const std::vector<double>& values, std::size_t of) {
   std::printf("  %-22s %6zu of %-6zu p50 %8.1f  p90 %8.1f  p99 %8.1f  max %8.1f ms\n", name,
