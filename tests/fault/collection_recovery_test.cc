@@ -141,6 +141,16 @@ TEST_F(CollectionRecovery, KillNineSettlementMidStreamLosesNothingAndCreditsOnce
 
 TEST_F(CollectionRecovery, KillNineExpiryMidStreamExpiresEachOnce) {
   const auto org = stack_->create_organization();
+  // An endpoint subscribes, so each expiry event goes through the outbox to the webhook worker
+  // (events no endpoint wants are not published at all). Nothing listens there: deliveries are
+  // recorded and retried, which is all this test looks at.
+  ASSERT_EQ(
+      http()
+          .post("/v1/webhooks",
+                R"({"url":"https://127.0.0.1:9/collections","events":["collection.expired"]})",
+                with_key(org.test_key))
+          .status,
+      201);
   const auto ids = create_batch(org);
   std::thread clock([&] {
     for (const auto& id : ids) {
@@ -159,12 +169,16 @@ TEST_F(CollectionRecovery, KillNineExpiryMidStreamExpiresEachOnce) {
                     "' AND to_status = 'expired'"),
               1);
   }
-  // Every expiry event was published and fanned out (the webhook worker consumed them all).
+  // Every expiry event was published and fanned out once (the webhook worker consumed them all).
   EXPECT_EQ(wait_for_value(db(),
                            "SELECT count(*) FROM outbox WHERE topic = 'events' AND consumed_at IS "
                            "NULL",
                            "0", kRecoveryTimeout),
             "0");
+  EXPECT_EQ(db().scalar("SELECT count(*) || '/' || count(DISTINCT event_id) FROM "
+                        "webhook_deliveries WHERE org_id = '" +
+                        org.id + "' AND event_type = 'collection.expired'"),
+            std::to_string(kBatchSize) + "/" + std::to_string(kBatchSize));
   expect_ledger_consistent();
 }
 
