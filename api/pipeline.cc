@@ -8,6 +8,7 @@
 #include "api/middleware/rate_limiter.h"
 #include "api/router.h"
 #include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
 
 namespace payrail::api {
 namespace {
@@ -104,10 +105,35 @@ model::Status check_scope(const Route& route, const RequestContext& context) {
                      "This API key lacks the scope " + route.scope + ".");
 }
 
+// A method from the closed set a label may carry.
+std::string_view method_label(std::string_view method) {
+  for (std::string_view known : {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}) {
+    if (method == known) return known;
+  }
+  return "other";
+}
+
+// The same responder, counting its answer in payrail_http_requests_total and
+// payrail_http_request_duration_seconds when it is sent (also when a handler answers later, from
+// another thread, or the responder is dropped and answers 500).
+Responder measured(Responder responder, const HttpRequest& request, std::string route) {
+  auto inner = std::make_shared<Responder>(std::move(responder));
+  auto request_id = inner->request_id();
+  return Responder(std::move(request_id), [inner, method = method_label(request.method),
+                                           route = std::move(route),
+                                           received_at = request.received_at](HttpResponse answer) {
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - received_at;
+    infra::metrics::record_http_request(method, route, answer.status, elapsed.count());
+    inner->send(std::move(answer));
+  });
+}
+
 }  // namespace
 
-void handle_request(Services& services, HttpRequest request, Responder responder) {
+void handle_request(Services& services, HttpRequest request, Responder unmeasured) {
   auto match = services.router->match(request.method, request.path);
+  auto responder =
+      measured(std::move(unmeasured), request, match.route ? match.route->pattern : "unmatched");
   if (match.route == nullptr) {
     if (match.allowed_methods.empty()) {
       responder.send_error(Error::make(ErrorCode::resource_missing,

@@ -21,6 +21,7 @@
 #include <string>
 #include <thread>
 
+#include "infra/metrics/metrics.h"
 #include "topics/registry.h"
 
 namespace {
@@ -32,12 +33,13 @@ void on_signal(int) {
   g_stop = true;
 }
 
-int parse_port(const char* text) {
-  if (text == nullptr || *text == '\0') return 29092;
+int parse_port_setting(const char* name, int fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
   const long port = std::strtol(text, &end, 10);
   if (*end != '\0' || port < 0 || port > 65535) {
-    std::fprintf(stderr, "PAYRAIL_KAFKA_PORT must be 0-65535\n");
+    std::fprintf(stderr, "%s must be 0-65535\n", name);
     std::exit(2);
   }
   return static_cast<int>(port);
@@ -60,7 +62,7 @@ extern "C" int bind(int fd, const struct sockaddr* address, socklen_t length) {
 }
 
 int main() {
-  g_fixed_port = parse_port(std::getenv("PAYRAIL_KAFKA_PORT"));
+  g_fixed_port = parse_port_setting("PAYRAIL_KAFKA_PORT", 29092);
   const char* prefix_env = std::getenv("PAYRAIL_TOPIC_PREFIX");
   const std::string prefix = prefix_env ? prefix_env : "";
   std::signal(SIGINT, on_signal);
@@ -76,7 +78,10 @@ int main() {
   }
   rd_kafka_mock_cluster_t* cluster = rd_kafka_mock_cluster_new(handle, 1);
   if (cluster == nullptr) {
-    std::fprintf(stderr, "payrail-broker: could not start the mock cluster (port in use?)\n");
+    std::fprintf(stderr,
+                 "payrail-broker: could not start the mock cluster: is port %d in use? Set "
+                 "PAYRAIL_KAFKA_PORT to a free port\n",
+                 parse_port_setting("PAYRAIL_KAFKA_PORT", 29092));
     rd_kafka_destroy(handle);
     return 1;
   }
@@ -84,6 +89,20 @@ int main() {
     const auto name = payrail::topics::broker_topic_name(topic, prefix);
     rd_kafka_mock_topic_create(cluster, name.c_str(), topic.partitions, 1);
   }
+  // After the cluster: its listener must be the first port-0 bind of this process (see bind()).
+  const char* metrics_address = std::getenv("PAYRAIL_METRICS_ADDRESS");
+  const int metrics_port = parse_port_setting("PAYRAIL_METRICS_PORT", 0);
+  const auto served = payrail::infra::metrics::serve(
+      "payrail-broker", metrics_address && *metrics_address ? metrics_address : "127.0.0.1",
+      metrics_port);
+  if (!served) {
+    std::fprintf(stderr,
+                 "payrail-broker: cannot serve metrics on port %d (in use?); set "
+                 "PAYRAIL_METRICS_PORT to a free port (0 picks one)\n",
+                 metrics_port);
+    return 2;
+  }
+  std::printf("payrail-broker metrics on port %d\n", *served);
   std::printf("payrail-broker ready bootstrap=%s\n", rd_kafka_mock_cluster_bootstraps(cluster));
   std::fflush(stdout);
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -110,9 +110,11 @@ model::Result<Config> load_config_from_environment() {
   read_string("PAYRAIL_WEBHOOK_ENCRYPTION_KEY", config.webhook_encryption_key_hex);
   config.webhook_ca_file = env("PAYRAIL_WEBHOOK_CA_FILE");
   read_string("PAYRAIL_LOG_LEVEL", config.log_level);
+  read_string("PAYRAIL_METRICS_ADDRESS", config.metrics_address);
 
   const std::initializer_list<model::Status> checks{
       read_int("PAYRAIL_HTTP_PORT", 0, 65535, config.http_port),
+      read_int("PAYRAIL_METRICS_PORT", 0, 65535, config.metrics_port),
       read_int("PAYRAIL_HTTP_THREADS", 1, 64, config.http_reactor_threads),
       read_int("PAYRAIL_API_WORKERS", 1, 256, config.api_worker_threads),
       read_int("PAYRAIL_API_QUEUE_MAX", 1, 100000, config.api_queue_max),

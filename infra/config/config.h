@@ -74,6 +74,10 @@ struct Config {
   int outbox_redrive_after_ms = 30000;
   int outbox_poll_interval_ms = 200;
 
+  // Metrics: every process serves Prometheus text on its own port (0: a free port, logged).
+  std::string metrics_address = "127.0.0.1";
+  int metrics_port = 0;
+
   std::string log_level = "info";
 };
 

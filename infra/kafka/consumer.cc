@@ -4,36 +4,103 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <thread>
 
 #include "infra/kafka/producer.h"
 #include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
 
 namespace payrail::infra::kafka {
 namespace {
 
 constexpr int kPollTimeoutMs = 100;
+constexpr auto kLagRefreshInterval = std::chrono::seconds(1);
+constexpr int kCommittedQueryTimeoutMs = 1000;
 
-// Logs assignments (operators and tests see when a member is ready) and applies them.
+// Logs assignments (operators and tests see when a member is ready), applies them and counts
+// them in the metrics.
 class RebalanceLogger : public RdKafka::RebalanceCb {
  public:
-  explicit RebalanceLogger(std::string group_id) : group_id_(std::move(group_id)) {}
+  RebalanceLogger(std::string group_id, std::vector<std::string> topics)
+      : group_id_(std::move(group_id)), topics_(std::move(topics)) {}
   void rebalance_cb(RdKafka::KafkaConsumer* consumer, RdKafka::ErrorCode code,
                     std::vector<RdKafka::TopicPartition*>& partitions) override {
+    std::map<std::string, int> owned;
+    for (const auto& topic : topics_) owned[topic] = 0;
     if (code == RdKafka::ERR__ASSIGN_PARTITIONS) {
       consumer->assign(partitions);
+      for (const auto* partition : partitions) ++owned[partition->topic()];
+      metrics::record_rebalance(group_id_, "assigned");
       log::info("consumer.assigned",
                 {{"group", group_id_}, {"partitions", std::to_string(partitions.size())}});
     } else {
       consumer->unassign();
+      metrics::record_rebalance(group_id_, "revoked");
       log::info("consumer.revoked", {{"group", group_id_}});
+    }
+    for (const auto& [topic, count] : owned) {
+      metrics::set_assigned_partitions(topic, group_id_, count);
+      if (count == 0) metrics::set_consumer_lag(topic, group_id_, 0);
     }
   }
 
  private:
   std::string group_id_;
+  std::vector<std::string> topics_;
 };
+
+// Where the member stands on a partition: its position once it consumed from it, else the
+// group's committed offset (asked of the broker), else nothing known.
+std::vector<int64_t> positions_of(RdKafka::KafkaConsumer& consumer,
+                                  std::vector<RdKafka::TopicPartition*>& assigned) {
+  consumer.position(assigned);
+  std::vector<int64_t> positions;
+  std::vector<RdKafka::TopicPartition*> unknown;
+  for (auto* partition : assigned) {
+    positions.push_back(partition->offset());
+    if (partition->offset() < 0) unknown.push_back(partition);
+  }
+  if (unknown.empty() ||
+      consumer.committed(unknown, kCommittedQueryTimeoutMs) != RdKafka::ERR_NO_ERROR) {
+    return positions;
+  }
+  for (std::size_t i = 0; i < assigned.size(); ++i) {
+    if (positions[i] < 0) positions[i] = assigned[i]->offset();
+  }
+  return positions;
+}
+
+// payrail_consumer_lag_messages: the high watermark (as of the last fetch) minus the position,
+// summed over the partitions this member owns, per topic.
+void publish_lag(RdKafka::KafkaConsumer& consumer, const ConsumerOptions& options) {
+  std::vector<RdKafka::TopicPartition*> assigned;
+  if (consumer.assignment(assigned) != RdKafka::ERR_NO_ERROR) return;
+  std::map<std::string, long> lag;
+  for (const auto& topic : options.topics) lag[topic] = 0;
+  const auto positions = positions_of(consumer, assigned);
+  for (std::size_t i = 0; i < assigned.size(); ++i) {
+    int64_t low = 0;
+    int64_t high = 0;
+    const auto* partition = assigned[i];
+    if (consumer.get_watermark_offsets(partition->topic(), partition->partition(), &low, &high) !=
+            RdKafka::ERR_NO_ERROR ||
+        high < 0) {
+      continue;
+    }
+    const auto position = positions[i] >= 0 ? positions[i] : low;
+    lag[partition->topic()] += static_cast<long>(std::max<int64_t>(0, high - position));
+  }
+  RdKafka::TopicPartition::destroy(assigned);
+  for (const auto& [topic, messages] : lag) {
+    metrics::set_consumer_lag(topic, options.group_id, messages);
+  }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> create_consumer(
     const ConsumerOptions& options, RdKafka::RebalanceCb& rebalance) {
@@ -109,13 +176,18 @@ ConsumerRunner::ConsumerRunner(ConsumerOptions options, MessageHandler handler)
     : options_(std::move(options)), handler_(std::move(handler)) {}
 
 model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
-  RebalanceLogger rebalance(options_.group_id);
+  RebalanceLogger rebalance(options_.group_id, options_.topics);
   auto created = create_consumer(options_, rebalance);
   if (!created.ok()) return created.error();
   auto consumer = std::move(created.value());
   log::info("consumer.started", {{"group", options_.group_id}});
   int backoff_ms = 100;
+  auto next_lag_refresh = std::chrono::steady_clock::now();
   while (!stop.load()) {
+    if (std::chrono::steady_clock::now() >= next_lag_refresh) {
+      publish_lag(*consumer, options_);
+      next_lag_refresh = std::chrono::steady_clock::now() + kLagRefreshInterval;
+    }
     std::unique_ptr<RdKafka::Message> message(consumer->consume(kPollTimeoutMs));
     if (message->err() == RdKafka::ERR__TIMED_OUT) continue;
     if (message->err() != RdKafka::ERR_NO_ERROR) {
@@ -130,10 +202,18 @@ model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
       log::error("kafka.message_undecodable", {{"topic", message->topic_name()},
                                                {"offset", std::to_string(message->offset())},
                                                {"error", envelope.error().message}});
+      metrics::record_message(message->topic_name(), options_.group_id,
+                              metrics::MessageOutcome::undecodable, 0);
       store_offset(*consumer, *message);
       continue;
     }
-    if (handler_(*envelope) == HandlerOutcome::retry) {
+    const auto started = std::chrono::steady_clock::now();
+    const auto outcome = handler_(*envelope);
+    metrics::record_message(message->topic_name(), options_.group_id,
+                            outcome == HandlerOutcome::retry ? metrics::MessageOutcome::retried
+                                                             : metrics::MessageOutcome::applied,
+                            seconds_since(started));
+    if (outcome == HandlerOutcome::retry) {
       rewind(*consumer, *message);
       std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
       backoff_ms = std::min(backoff_ms * 2, options_.retry_backoff_max_ms);

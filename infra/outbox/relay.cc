@@ -1,8 +1,10 @@
 #include "infra/outbox/relay.h"
 
+#include <map>
 #include <vector>
 
 #include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
 #include "infra/pg/sql_array.h"
 #include "topics/registry.h"
 
@@ -35,6 +37,17 @@ WHERE id IN (
     AND published_at < now() - $1::bigint * interval '1 millisecond'
                                * least(64, power(2, greatest(publish_attempts - 1, 0)))
   ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED))sql"};
+
+// The backlog per topic, for the metrics: each half uses its own partial index.
+constexpr pg::Statement kBacklog{"outbox_backlog", R"sql(
+SELECT topic, 'unpublished', count(*),
+       extract(epoch FROM now() - min(created_at))::float8
+FROM outbox WHERE published_at IS NULL GROUP BY topic
+UNION ALL
+SELECT topic, 'unconsumed', count(*), extract(epoch FROM now() - min(created_at))::float8
+FROM outbox WHERE consumed_at IS NULL AND published_at IS NOT NULL GROUP BY topic)sql"};
+
+constexpr auto kBacklogRefreshInterval = std::chrono::seconds(5);
 
 }  // namespace
 
@@ -73,18 +86,25 @@ model::Result<std::size_t> Relay::publish_once() {
     items.reserve(rows.size());
     for (const auto& row : rows) {
       ids.push_back(row[0].as<long>());
-      const auto* topic = topics::find_topic(row[1].as<std::string>());
-      const auto name = topic ? topics::broker_topic_name(*topic, options_.topic_prefix)
-                              : options_.topic_prefix + row[1].as<std::string>();
-      items.push_back({name, row[2].as<std::string>(), row[3].as<std::string>()});
+      items.push_back({broker_topic(row[1].as<std::string>()), row[2].as<std::string>(),
+                       row[3].as<std::string>()});
     }
     const auto delivered = producer_.produce_batch(items);
     std::vector<long> published;
     std::vector<long> failed;
-    for (std::size_t i = 0; i < ids.size(); ++i)
+    std::map<std::string, std::pair<long, long>> per_topic;  // published, failed
+    for (std::size_t i = 0; i < ids.size(); ++i) {
       (delivered[i] ? published : failed).push_back(ids[i]);
+      auto& counts = per_topic[items[i].topic];
+      ++(delivered[i] ? counts.first : counts.second);
+    }
     if (!published.empty()) pg::exec(tx, kMarkPublished, pg::sql_array(published));
     if (!failed.empty()) pg::exec(tx, kMarkFailed, pg::sql_array(failed));
+    pg::after_commit([per_topic] {
+      for (const auto& [topic, counts] : per_topic) {
+        metrics::record_outbox_publication(topic, counts.first, counts.second);
+      }
+    });
     return published.size();
   });
 }
@@ -94,8 +114,43 @@ model::Result<std::size_t> Relay::redrive_once() {
     const auto result = pg::exec(tx, kRedrive, static_cast<long>(options_.redrive_after.count()),
                                  static_cast<long>(options_.batch_max));
     const auto count = static_cast<std::size_t>(result.affected_rows());
-    if (count > 0) log::warn("outbox.redriven", {{"count", std::to_string(count)}});
+    if (count > 0) {
+      log::warn("outbox.redriven", {{"count", std::to_string(count)}});
+      pg::after_commit([count] { metrics::record_outbox_redrive(static_cast<long>(count)); });
+    }
     return count;
+  });
+}
+
+std::string Relay::broker_topic(const std::string& registry_name) const {
+  const auto* topic = topics::find_topic(registry_name);
+  return topic ? topics::broker_topic_name(*topic, options_.topic_prefix)
+               : options_.topic_prefix + registry_name;
+}
+
+model::Status Relay::refresh_backlog() {
+  return pool_.transact([&](pqxx::work& tx) -> model::Status {
+    std::map<std::string, metrics::OutboxBacklog> by_topic;
+    for (const auto& row : pg::exec(tx, kBacklog)) {
+      const auto topic = broker_topic(row[0].as<std::string>());
+      auto& entry = by_topic[topic];
+      entry.topic = topic;
+      if (row[1].as<std::string>() == "unpublished") {
+        entry.unpublished = row[2].as<long>();
+        entry.oldest_unpublished_seconds = row[3].as<double>();
+      } else {
+        entry.unconsumed = row[2].as<long>();
+        entry.oldest_unconsumed_seconds = row[3].as<double>();
+      }
+    }
+    std::vector<metrics::OutboxBacklog> backlog;
+    for (auto& [topic, entry] : by_topic) backlog.push_back(std::move(entry));
+    std::vector<std::string> all_topics;
+    for (const auto& topic : topics::all_topics()) {
+      all_topics.push_back(topics::broker_topic_name(topic, options_.topic_prefix));
+    }
+    metrics::set_outbox_backlog(backlog, all_topics);
+    return model::ok_status();
   });
 }
 
@@ -103,12 +158,17 @@ void Relay::run() {
   const auto redrive_interval =
       std::max(std::chrono::milliseconds(500), options_.redrive_after / 4);
   auto next_redrive = std::chrono::steady_clock::now() + redrive_interval;
+  auto next_backlog = std::chrono::steady_clock::now();
   while (!stopping_) {
     auto published = publish_once();
     if (published.ok() && *published == options_.batch_max) continue;  // more is waiting
     if (std::chrono::steady_clock::now() >= next_redrive) {
       (void)redrive_once();
       next_redrive = std::chrono::steady_clock::now() + redrive_interval;
+    }
+    if (std::chrono::steady_clock::now() >= next_backlog) {
+      (void)refresh_backlog();
+      next_backlog = std::chrono::steady_clock::now() + kBacklogRefreshInterval;
     }
     std::unique_lock lock(mutex_);
     wake_signal_.wait_for(lock, options_.poll_interval,

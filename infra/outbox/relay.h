@@ -42,9 +42,12 @@ class Relay {
   model::Result<std::size_t> publish_once();
   // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
   model::Result<std::size_t> redrive_once();
+  // Sets the payrail_outbox_* backlog gauges from the table (every 5 s in the relay thread).
+  model::Status refresh_backlog();
 
  private:
   void run();
+  std::string broker_topic(const std::string& registry_name) const;
 
   pg::Pool& pool_;
   kafka::Producer& producer_;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,7 +20,26 @@
 
 #include "schemas/model/result.h"
 
+namespace payrail::infra::metrics {
+struct PoolMetrics;
+}
+
 namespace payrail::infra::pg {
+
+// Runs `hook` once the transaction running on this thread (Pool::transact) has committed, and
+// never if it rolls back or fails: for effects that must follow the truth, such as counting a
+// state change in the metrics. Outside a transaction it runs at once.
+void after_commit(std::function<void()> hook);
+
+// The hooks of one transaction attempt; a nested transaction has its own (Pool::transact).
+class CommitHooks {
+ public:
+  CommitHooks();
+  ~CommitHooks();  // discards hooks that did not run (rolled back or failed)
+  CommitHooks(const CommitHooks&) = delete;
+  CommitHooks& operator=(const CommitHooks&) = delete;
+  void run();  // after the commit
+};
 
 // SQL lives as named constants next to the repository that runs it.
 struct Statement {
@@ -59,6 +79,8 @@ class Pool {
  private:
   model::Result<std::unique_ptr<pqxx::connection>> acquire();
   void release(std::unique_ptr<pqxx::connection> connection, bool reusable);
+  void publish_usage();  // under mutex_
+  void count_transaction(std::string_view outcome);
 
   static constexpr int kAttemptsMax = 4;
 
@@ -67,6 +89,7 @@ class Pool {
   std::condition_variable available_;
   std::vector<std::unique_ptr<pqxx::connection>> idle_;
   std::size_t open_count_ = 0;
+  metrics::PoolMetrics* metrics_;
 };
 
 // Classification of a libpqxx failure at the adapter edge.
@@ -82,6 +105,7 @@ auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) 
     if (!connection.ok()) return connection.error();
     auto owned = std::move(connection.value());
     FailureKind kind = FailureKind::permanent;
+    CommitHooks hooks;
     try {
       std::optional<ResultType> result;
       {
@@ -90,10 +114,13 @@ auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) 
         if (result->ok()) tx.commit();
       }
       release(std::move(owned), true);
+      count_transaction(result->ok() ? "committed" : "rolled_back");
+      if (result->ok()) hooks.run();
       return std::move(*result);
     } catch (const std::exception& failure) {
       kind = classify_failure(failure);
       release(std::move(owned), kind == FailureKind::retry);
+      count_transaction("failed");
       const bool retryable = kind == FailureKind::retry || kind == FailureKind::reconnect;
       if (!retryable || attempt >= kAttemptsMax) return database_error(kind, failure);
     }

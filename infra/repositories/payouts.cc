@@ -6,6 +6,7 @@
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
+#include "infra/repositories/resource_transitions.h"
 #include "infra/repositories/spend.h"
 #include "infra/repositories/sql.h"
 #include "topics/registry.h"
@@ -53,10 +54,12 @@ constexpr pg::Statement kUpdate{
     "approved_by = coalesce($9, approved_by), updated_at = now() "
     "WHERE id = $1 AND status = $10 RETURNING " PAYRAIL_PAYOUT_COLUMNS};
 
+// Returns the seconds since the payout was created (for the stage metrics).
 constexpr pg::Statement kLogTransition{
     "payouts_log_transition",
     "INSERT INTO payout_transitions (payout_id, from_status, to_status, trigger) "
-    "VALUES ($1, $2, $3, $4)"};
+    "VALUES ($1, $2, $3, $4) RETURNING coalesce(extract(epoch FROM clock_timestamp() - "
+    "(SELECT created_at FROM payouts WHERE id = $1)), 0)::float8"};
 
 PayoutRow read_row(const pqxx::row& row) {
   PayoutRow payout;
@@ -91,8 +94,10 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
       transition.from
           ? std::optional<std::string>(std::string(model::payout_status_name(*transition.from)))
           : std::nullopt;
-  pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
-           std::string(model::payout_trigger_name(transition.trigger)));
+  const auto logged = pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
+                               std::string(model::payout_trigger_name(transition.trigger)));
+  resource_transitions::count_after_commit("payout", after.resource.status, !transition.from,
+                                           logged[0][0].as<double>());
   if (transition.effects.event) {
     const std::string type(*transition.effects.event);
     events::append(tx,

@@ -1,6 +1,11 @@
 // The state-change log of fiat payouts, collections, KYB submissions and organizations (table
 // resource_transitions; payouts keep their own payout_transitions). A repository applying a row
 // of a lifecycle table (schemas/model/lifecycle.h) logs it here in the same transaction.
+//
+// Logging a change also counts it in the metrics once the transaction commits
+// (payrail_resource_transitions_total, payrail_resources_created_total and
+// payrail_resource_stage_seconds, labelled with the resource type and the status reached): every
+// resource logged here is measured without code of its own.
 #pragma once
 
 #include <pqxx/pqxx>
@@ -21,5 +26,10 @@ struct Logged {
 };
 
 void log(pqxx::work& tx, const Logged& change);
+
+// Counts a committed state change of any resource (payouts call it from their own log).
+// `seconds_since_created` is the time from the resource's first state to this one.
+void count_after_commit(std::string_view resource_type, std::string_view to_status, bool created,
+                        double seconds_since_created);
 
 }  // namespace payrail::infra::repositories::resource_transitions

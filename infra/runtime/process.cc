@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
 
 namespace payrail::infra::runtime {
 namespace {
@@ -34,6 +35,17 @@ Config start_process(std::string_view process_name) {
     std::exit(2);
   }
   log::configure(process_name, log::parse_level(config->log_level));
+  const auto port = metrics::serve(process_name, config->metrics_address, config->metrics_port);
+  if (!port) {
+    std::fprintf(stderr,
+                 "%.*s: cannot serve metrics on %s:%d (the port is in use?); set "
+                 "PAYRAIL_METRICS_PORT to a free port (0 picks one)\n",
+                 static_cast<int>(process_name.size()), process_name.data(),
+                 config->metrics_address.c_str(), config->metrics_port);
+    std::exit(2);
+  }
+  log::info("metrics.listening",
+            {{"address", config->metrics_address}, {"port", std::to_string(*port)}});
   return std::move(config.value());
 }
 

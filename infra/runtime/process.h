@@ -8,9 +8,11 @@
 
 namespace payrail::infra::runtime {
 
-// Loads the configuration (exits with a message if it is invalid), configures logging, blocks
-// SIGINT/SIGTERM in every thread created afterwards (they are taken by wait_for_stop_signal),
-// and asks the kernel to send SIGTERM if the parent dies so no process is ever orphaned.
+// Loads the configuration (exits with a message if it is invalid), configures logging, serves
+// the process's metrics on PAYRAIL_METRICS_PORT (exits with a message naming the setting if the
+// port is taken), blocks SIGINT/SIGTERM in every thread created afterwards (they are taken by
+// wait_for_stop_signal), and asks the kernel to send SIGTERM if the parent dies so no process is
+// ever orphaned.
 Config start_process(std::string_view process_name);
 
 // Blocks until SIGINT or SIGTERM.

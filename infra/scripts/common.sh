@@ -8,7 +8,7 @@ PAYRAIL_PACKAGES=(
   libpistache-dev librdkafka-dev libpqxx-dev rapidjson-dev libssl-dev libcurl4-openssl-dev
   libgtest-dev librapidcheck-dev
   postgresql postgresql-contrib iso-codes
-  kcat wrk hyperfine faketime ccache
+  kcat wrk hyperfine faketime ccache prometheus-cpp-dev
 )
 # Needed as commands; any provider will do (e.g. NodeSource's nodejs bundles npm and conflicts
 # with Debian's npm package).

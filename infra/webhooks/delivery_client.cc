@@ -135,6 +135,12 @@ void set_transport_options(CURL* curl, const ClientOptions& options) {
   }
 }
 
+// libcurl calls it about once a second when idle, more often while data moves.
+int check_interrupt(void* flag, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* interrupt = static_cast<const std::atomic<bool>*>(flag);
+  return interrupt != nullptr && interrupt->load() ? 1 : 0;
+}
+
 }  // namespace
 
 model::Result<std::shared_ptr<const TrustAnchors>> TrustAnchors::load(const std::string& pem_path) {
@@ -233,6 +239,12 @@ DeliveryResult DeliveryClient::deliver(const PreparedTarget& target,
   curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  if (options_.interrupt != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, check_interrupt);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA,
+                     const_cast<std::atomic<bool>*>(options_.interrupt));
+  }
   const auto started = std::chrono::steady_clock::now();
   const auto code = curl_easy_perform(curl);
   result.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -242,7 +254,10 @@ DeliveryResult DeliveryClient::deliver(const PreparedTarget& target,
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   if (status >= 100 && status <= 599) result.status_code = static_cast<int>(status);
   const bool body_cut = code == CURLE_WRITE_ERROR && sink.bytes > kResponseBytesMax;
-  if (code != CURLE_OK && !body_cut) {
+  if (code == CURLE_ABORTED_BY_CALLBACK) {
+    result.interrupted = true;
+    result.error = "interrupted: the delivery worker was stopping; the attempt is retried";
+  } else if (code != CURLE_OK && !body_cut) {
     result.error = guard.refusal ? *guard.refusal : error_text(code, options_.timeout_ms);
   } else if (result.status_code && *result.status_code / 100 == 3) {
     result.error = "redirects are not followed";

@@ -15,6 +15,7 @@
 
 #include <openssl/x509.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -51,6 +52,9 @@ struct ClientOptions {
   std::shared_ptr<const TrustAnchors> extra_trust;  // PAYRAIL_WEBHOOK_CA_FILE, may be null
   std::string user_agent;                           // payrail-webhooks/<version> when empty
   Resolver resolver = system_resolve;
+  // When it becomes true (a shutdown that cannot wait any longer), an exchange in progress stops
+  // within about a second and reports `interrupted`. May be null.
+  const std::atomic<bool>* interrupt = nullptr;
   // Test seams. The system bundle stays libcurl's default unless a test names another, so it
   // can prove the extra CA is added rather than substituted.
   std::optional<std::string> system_ca_file_for_testing;
@@ -76,6 +80,7 @@ struct DeliveryResult {
   std::optional<int> status_code;
   std::int64_t latency_ms = 0;
   std::optional<std::string> error;  // nothing secret, no URL (query strings may hold tokens)
+  bool interrupted = false;          // cut short by ClientOptions::interrupt
   bool succeeded() const { return !error && status_code && *status_code / 100 == 2; }
 };
 

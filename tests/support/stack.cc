@@ -56,47 +56,92 @@ TestStack::TestStack(StackOptions options)
       {"PAYRAIL_KAFKA_SESSION_TIMEOUT_MS", "6000"},
       {"PAYRAIL_DB_POOL_SIZE", "8"},
       {"PAYRAIL_API_WORKERS", "8"},
+      {"PAYRAIL_METRICS_PORT", "0"},  // each process picks a free port and logs it
   };
   for (const auto& [key, value] : options_.env) env_[key] = value;
   std::vector<std::string> roles{"broker", "api"};
   roles.insert(roles.end(), options_.workers.begin(), options_.workers.end());
   for (const auto& role : roles) {
-    processes_[role] = std::make_unique<ChildProcess>(role, binary_of(role), env_);
-    start(role);
+    const auto found = options_.processes.find(role);
+    const int count = found == options_.processes.end() ? 1 : found->second;
+    for (int i = 1; i <= count; ++i) {
+      add_process(i == 1 ? role : role + "-" + std::to_string(i), role);
+    }
   }
+  for (const auto& name : start_order_) start(name);
   http_ = std::make_unique<HttpClient>(api_url());
+}
+
+void TestStack::add_process(const std::string& name, const std::string& role) {
+  auto env = env_;
+  if (role == "api") {
+    const int port = name == "api" ? http_port_ : free_port();
+    env["PAYRAIL_HTTP_PORT"] = std::to_string(port);
+    api_ports_[name] = port;
+  }
+  processes_[name] = std::make_unique<ChildProcess>(name, binary_of(role), env);
+  roles_[name] = role;
+  start_order_.push_back(name);
 }
 
 TestStack::~TestStack() {
   // Workers first, then the API, then the broker: nothing is left talking to a dead peer.
-  for (const auto& role : options_.workers) processes_[role]->stop();
-  processes_["api"]->stop();
-  processes_["broker"]->stop();
+  for (auto name = start_order_.rbegin(); name != start_order_.rend(); ++name) {
+    processes_[*name]->stop();
+  }
 }
 
 std::string TestStack::api_url() const {
   return "http://127.0.0.1:" + std::to_string(http_port_);
 }
 
-ChildProcess& TestStack::process(const std::string& role) {
-  auto it = processes_.find(role);
-  if (it == processes_.end()) throw std::runtime_error("no such process: " + role);
+std::string TestStack::api_process_url(const std::string& name) const {
+  const auto found = api_ports_.find(name);
+  if (found == api_ports_.end()) throw std::runtime_error("no such API process: " + name);
+  return "http://127.0.0.1:" + std::to_string(found->second);
+}
+
+std::vector<std::string> TestStack::process_names(const std::string& role) const {
+  std::vector<std::string> names;
+  for (const auto& name : start_order_) {
+    if (roles_.at(name) == role) names.push_back(name);
+  }
+  return names;
+}
+
+std::string TestStack::metrics_url(const std::string& name) {
+  // Workers and the API log {"event":"metrics.listening",...,"port":"N"}; the broker prints
+  // "payrail-broker metrics on port N". The last occurrence is the current run's.
+  const auto log = process(name).log();
+  const bool broker = roles_.at(name) == "broker";
+  const std::string marker = broker ? "metrics on port " : "\"metrics.listening\"";
+  const auto at = log.rfind(marker);
+  if (at == std::string::npos) throw std::runtime_error(name + " logged no metrics port");
+  auto port_at = broker ? at + marker.size() : log.find("\"port\":\"", at) + 8;
+  const auto port = std::stoi(log.substr(port_at, log.find_first_not_of("0123456789", port_at)));
+  return "http://127.0.0.1:" + std::to_string(port);
+}
+
+ChildProcess& TestStack::process(const std::string& name) {
+  auto it = processes_.find(name);
+  if (it == processes_.end()) throw std::runtime_error("no such process: " + name);
   return *it->second;
 }
 
-void TestStack::start(const std::string& role) {
-  auto& child = process(role);
+void TestStack::start(const std::string& name) {
+  auto& child = process(name);
   if (child.running()) child.stop();
   child.start();
-  wait_ready(role);
+  wait_ready(name);
 }
 
-void TestStack::stop(const std::string& role, int signal) {
-  process(role).stop(signal);
+void TestStack::stop(const std::string& name, int signal) {
+  process(name).stop(signal);
 }
 
-void TestStack::wait_ready(const std::string& role) {
-  auto& child = process(role);
+void TestStack::wait_ready(const std::string& name) {
+  auto& child = process(name);
+  const auto& role = roles_.at(name);
   const char* marker = role == "broker"   ? "payrail-broker ready"
                        : role == "api"    ? "api.listening"
                        : role == "expiry" ? "expiry.started"
@@ -106,7 +151,7 @@ void TestStack::wait_ready(const std::string& role) {
   }
   if (role != "api") return;
   // Ready means healthy: Postgres and the broker answered the API's own probe.
-  const HttpClient client(api_url());
+  const HttpClient client(api_process_url(name));
   const auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
   while (client.get("/v1/health").status != 200) {
     if (std::chrono::steady_clock::now() > deadline) {

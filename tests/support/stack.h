@@ -19,6 +19,9 @@ inline constexpr const char* kTestSessionSecret = "payrail-test-session-secret-0
 struct StackOptions {
   std::vector<std::string> workers{"screening", "execution", "settlement", "expiry", "webhooks"};
   std::map<std::string, std::string> env;  // overrides for every process
+  // Processes per role ("api" or a worker role; 1 when absent). The first process of a role is
+  // named after it, the others "<role>-2", "<role>-3", ...; every API process has its own port.
+  std::map<std::string, int> processes;
 };
 
 struct TestOrganization {
@@ -38,12 +41,18 @@ class TestStack {
   const TestDatabase& database() const { return *database_; }
   const HttpClient& http() const { return *http_; }
   std::string api_url() const;
-  ChildProcess& process(const std::string& role);  // "api", "broker" or a worker role
+  ChildProcess& process(const std::string& name);  // "api", "broker", "screening-2", ...
   const std::map<std::string, std::string>& env() const { return env_; }
+  // The names of the processes of a role, the first one first.
+  std::vector<std::string> process_names(const std::string& role) const;
+  // The plain-HTTP URL of one API process ("api", "api-2", ...).
+  std::string api_process_url(const std::string& name) const;
+  // http://127.0.0.1:<port> where the process serves /metrics (read from its log).
+  std::string metrics_url(const std::string& name);
 
   // Starts a stopped process (or restarts a running one) and waits until it is ready.
-  void start(const std::string& role);
-  void stop(const std::string& role, int signal = 15);
+  void start(const std::string& name);
+  void stop(const std::string& name, int signal = 15);
 
   std::string dev_session(const std::string& email, const std::string& subject = "") const;
   TestOrganization create_organization();
@@ -56,12 +65,16 @@ class TestStack {
   std::pair<int, std::string> cli(const std::vector<std::string>& arguments) const;
 
  private:
-  void wait_ready(const std::string& role);
+  void wait_ready(const std::string& name);
+  void add_process(const std::string& name, const std::string& role);
 
   StackOptions options_;
   std::unique_ptr<TestDatabase> database_;
   std::map<std::string, std::string> env_;
   std::map<std::string, std::unique_ptr<ChildProcess>> processes_;
+  std::map<std::string, std::string> roles_;  // process name -> role
+  std::map<std::string, int> api_ports_;      // API process name -> its HTTP port
+  std::vector<std::string> start_order_;      // stopped in reverse
   std::unique_ptr<HttpClient> http_;
   int http_port_ = 0;
 };

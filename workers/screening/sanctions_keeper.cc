@@ -4,6 +4,7 @@
 
 #include "infra/crypto/crypto.h"
 #include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
 #include "infra/repositories/screening_workers.h"
 
 namespace payrail::workers::screening {
@@ -42,6 +43,8 @@ void SanctionsKeeper::reload() {
     infra::log::error("sanctions.load_failed",
                       {{"directory", watcher_.directory()}, {"error", reloaded.error().message}});
   } else if (*reloaded && lists) {
+    infra::metrics::set_sanctions_list(lists->version(), static_cast<long>(lists->address_count()),
+                                       static_cast<long>(lists->name_count()));
     infra::log::info("sanctions.loaded", {{"version", lists->version()},
                                           {"addresses", std::to_string(lists->address_count())},
                                           {"names", std::to_string(lists->name_count())}});

@@ -6,6 +6,7 @@
 
 #include "infra/crypto/crypto.h"
 #include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
 #include "infra/webhooks/retry_schedule.h"
 #include "infra/webhooks/secrets.h"
 
@@ -19,6 +20,15 @@ std::int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                since)
       .count();
+}
+
+// The attempt's result as payrail_webhook_attempts_total counts it.
+std::string_view attempt_result(const deliveries::AttemptOutcome& outcome, bool sent,
+                                bool interrupted) {
+  if (!sent) return "refused";
+  if (interrupted) return "interrupted";
+  if (outcome.succeeded) return "succeeded";
+  return outcome.status_code ? "http_error" : "transport_error";
 }
 
 std::string optional_text(const std::optional<int>& value) {
@@ -60,6 +70,7 @@ model::Result<LoopOptions> loop_options_from(const infra::Config& config) {
 
 DeliveryLoop::DeliveryLoop(infra::pg::Pool& pool, LoopOptions options)
     : pool_(pool), options_(std::move(options)) {
+  options_.client.interrupt = &interrupt_;
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   process_tag_ =
@@ -88,6 +99,14 @@ void DeliveryLoop::stop() {
   }
   dispatch_wakeup_.notify_all();
   sender_wakeup_.notify_all();
+  {
+    std::unique_lock lock(mutex_);
+    if (!send_finished_.wait_for(lock, std::chrono::milliseconds(kStopGraceMs),
+                                 [&] { return sending_ == 0; })) {
+      infra::log::warn("webhooks.interrupting_sends", {{"in_flight", std::to_string(sending_)}});
+      interrupt_ = true;
+    }
+  }
   if (dispatcher_.joinable()) dispatcher_.join();
   for (auto& sender : senders_) {
     if (sender.joinable()) sender.join();
@@ -163,9 +182,14 @@ void DeliveryLoop::run_sender() {
     if (stopping) {
       (void)deliveries::release(pool_, queued.delivery);  // another process may take it now
     } else {
+      lock.lock();
+      ++sending_;
+      lock.unlock();
       deliver(client, queued);
     }
     lock.lock();
+    if (!stopping) --sending_;
+    send_finished_.notify_all();
     woken_ = true;  // a retry may now be due sooner than the dispatcher planned
   }
 }
@@ -201,6 +225,7 @@ void DeliveryLoop::deliver(hooks::DeliveryClient& client, const Queued& queued) 
     return;  // endpoint deleted or delivery cancelled since the claim
   }
   outcome.number = **number;
+  bool interrupted = false;
   if (target) {
     const auto result = client.deliver(
         *target, {delivery.url, delivery.event_id, delivery.payload, *secret, allow_private});
@@ -208,7 +233,10 @@ void DeliveryLoop::deliver(hooks::DeliveryClient& client, const Queued& queued) 
     outcome.latency_ms = result.latency_ms;
     outcome.error = result.error;
     outcome.succeeded = result.succeeded();
+    interrupted = result.interrupted;
   }
+  infra::metrics::record_webhook_attempt(attempt_result(outcome, target.has_value(), interrupted),
+                                         static_cast<double>(outcome.latency_ms) / 1000.0);
   auto settled = deliveries::finish_attempt(pool_, delivery, outcome, options_.schedule_ms,
                                             hooks::unit_random());
   if (!settled.ok()) {
@@ -216,6 +244,7 @@ void DeliveryLoop::deliver(hooks::DeliveryClient& client, const Queued& queued) 
                      {{"delivery_id", delivery.delivery_id}, {"error", settled.error().message}});
     return;
   }
+  infra::metrics::record_webhook_settled(deliveries::settled_name(*settled));
   log_attempt(delivery, outcome, deliveries::settled_name(*settled));
 }
 

@@ -31,6 +31,10 @@ constexpr std::int64_t kLeaseSafetyMs = 2000;
 constexpr std::int64_t kIdlePollMinMs = 10;
 constexpr std::int64_t kIdlePollMaxMs = 1000;  // bounds how late an expired lease is noticed
 constexpr std::int64_t kErrorBackoffMs = 1000;
+// On stop, sends in flight get this long to finish; then they are interrupted (within about a
+// second), recorded as an `interrupted` attempt and retried on the schedule, so a shutdown never
+// waits for a slow endpoint's full timeout.
+constexpr std::int64_t kStopGraceMs = 2000;
 
 struct LoopOptions {
   int senders = 8;
@@ -56,7 +60,8 @@ class DeliveryLoop {
   DeliveryLoop& operator=(const DeliveryLoop&) = delete;
 
   void start();
-  // Stops claiming, lets sends in flight finish (bounded by the timeout), gives queued claims back.
+  // Stops claiming, gives queued claims back, lets sends in flight finish for kStopGraceMs and
+  // then interrupts them.
   void stop();
   // New deliveries exist (the fast path after a fan-out): claim now instead of at the next poll.
   void wake();
@@ -82,8 +87,11 @@ class DeliveryLoop {
   std::mutex mutex_;
   std::condition_variable dispatch_wakeup_;
   std::condition_variable sender_wakeup_;
+  std::condition_variable send_finished_;
   std::deque<Queued> queue_;
   int idle_senders_ = 0;
+  int sending_ = 0;
+  std::atomic<bool> interrupt_{false};
   bool woken_ = false;
   bool stopping_ = false;
   std::thread dispatcher_;
