@@ -18,6 +18,7 @@
 #include "infra/outbox/relay.h"
 #include "infra/pg/pool.h"
 #include "infra/rates/rate_source.h"
+#include "infra/repositories/rate_limits.h"
 #include "infra/runtime/process.h"
 
 namespace {
@@ -53,7 +54,15 @@ int main() {
   if (!countries.ok()) exit_with(countries.error().message);
 
   api::ApiKeyAuthenticator api_keys(pool);
-  api::RateLimiter rate_limiter(config.rate_limit_per_second, config.rate_limit_burst);
+  api::RateLimiter rate_limiter(
+      {.per_second = config.rate_limit_per_second,
+       .burst = config.rate_limit_burst,
+       .lease_tokens = config.rate_limit_lease_tokens.value_or(
+           api::default_lease_tokens(config.rate_limit_per_second, config.rate_limit_burst))},
+      [&pool, &config](const std::string& key, int wanted) {
+        return infra::repositories::rate_limits::lease(
+            pool, key, wanted, config.rate_limit_per_second, config.rate_limit_burst);
+      });
   api::HealthProbe health(pool, **producer);
   api::PayoutDecisions payout_decisions(pool);
   const infra::rates::RateSources rates(config.rate_source);

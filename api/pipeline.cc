@@ -85,7 +85,9 @@ model::Status apply_rate_limit(Services& services, const RequestContext& context
   } else {
     return model::ok_status();
   }
-  const auto decision = services.rate_limiter->take(bucket);
+  const auto taken = services.rate_limiter->take(bucket);
+  if (!taken.ok()) return taken.error();
+  const auto& decision = *taken;
   responder.add_header("RateLimit-Limit", std::to_string(decision.limit));
   responder.add_header("RateLimit-Remaining", std::to_string(decision.remaining));
   if (decision.allowed) return model::ok_status();

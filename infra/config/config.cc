@@ -38,6 +38,15 @@ model::Status read_int(const char* name, int minimum, int maximum, int& target) 
   return model::ok_status();
 }
 
+model::Status read_optional_int(const char* name, int minimum, int maximum,
+                                std::optional<int>& target) {
+  if (!env(name)) return model::ok_status();
+  int value = 0;
+  auto status = read_int(name, minimum, maximum, value);
+  if (status.ok()) target = value;
+  return status;
+}
+
 model::Status read_bool(const char* name, bool& target) {
   auto text = env(name);
   if (!text) return model::ok_status();
@@ -123,6 +132,8 @@ model::Result<Config> load_config_from_environment() {
       read_int("PAYRAIL_KAFKA_SESSION_TIMEOUT_MS", 1000, 300000, config.kafka_session_timeout_ms),
       read_int("PAYRAIL_RATE_LIMIT_PER_SECOND", 1, 1000000, config.rate_limit_per_second),
       read_int("PAYRAIL_RATE_LIMIT_BURST", 1, 1000000, config.rate_limit_burst),
+      read_optional_int("PAYRAIL_RATE_LIMIT_LEASE_TOKENS", 1, 10000,
+                        config.rate_limit_lease_tokens),
       read_int("PAYRAIL_SCREENING_WAIT_MS", 0, 30000, config.screening_wait_ms),
       read_int("PAYRAIL_SETTLEMENT_DELAY_MS", 0, 600000, config.settlement_delay_ms),
       read_int("PAYRAIL_FIAT_SETTLEMENT_DELAY_MS", 0, 600000, config.fiat_settlement_delay_ms),

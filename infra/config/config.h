@@ -39,6 +39,7 @@ struct Config {
   // Traffic limits.
   int rate_limit_per_second = 100;
   int rate_limit_burst = 200;
+  std::optional<int> rate_limit_lease_tokens;  // default: per_second / 10, at least 1
 
   // Payouts.
   int screening_wait_ms = 2000;

@@ -3,6 +3,7 @@
 #include "infra/outbox/retention.h"
 #include "infra/repositories/collections.h"
 #include "infra/repositories/idempotency.h"
+#include "infra/repositories/rate_limits.h"
 
 namespace payrail::workers::expiry {
 namespace {
@@ -32,6 +33,12 @@ model::Result<ExpiryCounts> expire_once(infra::pg::Pool& pool) {
   auto rows = drain([&] { return infra::outbox::purge_consumed(pool, kBatchMax); });
   if (!rows.ok()) return rows.error();
   counts.outbox_rows = *rows;
+  auto buckets = drain([&] {
+    return infra::repositories::rate_limits::purge_idle(pool, kRateLimitBucketIdleSeconds,
+                                                        kBatchMax);
+  });
+  if (!buckets.ok()) return buckets.error();
+  counts.rate_limit_buckets = *buckets;
   return counts;
 }
 

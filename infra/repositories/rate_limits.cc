@@ -1,0 +1,47 @@
+#include "infra/repositories/rate_limits.h"
+
+namespace payrail::infra::repositories::rate_limits {
+namespace {
+
+// $1 key, $2 wanted, $3 per second, $4 burst. EXCLUDED.refilled_at is this statement's clock,
+// read once; `refilled` is the bucket after refilling, `taken` the whole tokens granted.
+#define PAYRAIL_REFILLED                                                 \
+  "least($4::float8, b.tokens + $3::float8 * greatest(0, extract(epoch " \
+  "FROM EXCLUDED.refilled_at - b.refilled_at)::float8))"
+#define PAYRAIL_TAKEN "least($2::int, floor(" PAYRAIL_REFILLED ")::int)"
+
+constexpr pg::Statement kLease{
+    "rate_limit_lease",
+    "INSERT INTO rate_limit_buckets AS b (bucket_key, tokens, granted, refilled_at) "
+    "VALUES ($1, $4::float8 - least($2::int, floor($4::float8)::int), "
+    "least($2::int, floor($4::float8)::int), clock_timestamp()) "
+    "ON CONFLICT (bucket_key) DO UPDATE SET "
+    "granted = " PAYRAIL_TAKEN ", tokens = " PAYRAIL_REFILLED " - " PAYRAIL_TAKEN
+    ", refilled_at = EXCLUDED.refilled_at "
+    "RETURNING granted, tokens"};
+
+#undef PAYRAIL_TAKEN
+#undef PAYRAIL_REFILLED
+
+constexpr pg::Statement kPurgeIdle{"rate_limit_purge_idle", R"sql(
+DELETE FROM rate_limit_buckets WHERE bucket_key IN (
+  SELECT bucket_key FROM rate_limit_buckets
+  WHERE refilled_at < now() - $1::int * interval '1 second' LIMIT $2))sql"};
+
+}  // namespace
+
+model::Result<Lease> lease(pg::Pool& pool, std::string_view bucket_key, int wanted,
+                           double per_second, double burst) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<Lease> {
+    const auto row = pg::exec(tx, kLease, std::string(bucket_key), wanted, per_second, burst)[0];
+    return Lease{row[0].as<int>(), row[1].as<double>()};
+  });
+}
+
+model::Result<long> purge_idle(pg::Pool& pool, int idle_seconds, int batch_max) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<long> {
+    return static_cast<long>(pg::exec(tx, kPurgeIdle, idle_seconds, batch_max).affected_rows());
+  });
+}
+
+}  // namespace payrail::infra::repositories::rate_limits
