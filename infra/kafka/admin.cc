@@ -3,11 +3,13 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafkacpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <vector>
 
+#include "infra/crypto/crypto.h"
 #include "infra/kafka/producer.h"
 #include "infra/log/log.h"
 #include "topics/registry.h"
@@ -86,16 +88,21 @@ namespace {
 // A consumer that never subscribes: it only reads and commits the group's offsets.
 model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> group_client(const std::string& brokers,
                                                                     const std::string& group_id) {
+  int session_timeout_ms = 6000;
+  if (const char* text = std::getenv("PAYRAIL_KAFKA_SESSION_TIMEOUT_MS"); text && *text) {
+    session_timeout_ms = std::clamp(std::atoi(text), 1000, 300000);
+  }
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
            {"bootstrap.servers", brokers},
            {"group.id", group_id},
            {"enable.auto.commit", "false"},
            {"log_level", "3"},
-           // The group's rebalance delay follows its members' session timeout: keep it short so
-           // the workers that rejoin after a reset are assigned quickly.
-           {"session.timeout.ms", "6000"},
-           {"heartbeat.interval.ms", "2000"}}) {
+           // The group's rebalance delay follows its last member's session timeout: the same as
+           // the workers' (PAYRAIL_KAFKA_SESSION_TIMEOUT_MS), so those that rejoin after a reset
+           // are assigned as quickly as ever.
+           {"session.timeout.ms", std::to_string(session_timeout_ms)},
+           {"heartbeat.interval.ms", std::to_string(std::max(100, session_timeout_ms / 3))}}) {
     if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
   }
   if (const char* debug = std::getenv("PAYRAIL_KAFKA_DEBUG"); debug && *debug) {
@@ -176,6 +183,128 @@ model::Status reset_offsets_to_earliest(const std::string& brokers, const std::s
   if (code != RdKafka::ERR_NO_ERROR) return admin_error(RdKafka::err2str(code));
   log::info("kafka.offsets_reset", {{"group", group_id}, {"topic", topic}});
   return model::ok_status();
+}
+
+namespace {
+
+// Reads single messages at chosen offsets, outside any group (assign, never commit), for their
+// timestamps.
+class TimestampProbe {
+ public:
+  static model::Result<TimestampProbe> create(const std::string& brokers) {
+    auto consumer = group_client(brokers, "payrail-offsets-probe-" + crypto::random_base62(12));
+    if (!consumer.ok()) return consumer.error();
+    return TimestampProbe(std::move(*consumer));
+  }
+
+  model::Result<int64_t> timestamp_at(const std::string& topic, int32_t partition, int64_t offset) {
+    std::unique_ptr<RdKafka::TopicPartition> position(
+        RdKafka::TopicPartition::create(topic, partition, offset));
+    std::vector<RdKafka::TopicPartition*> assignment{position.get()};
+    if (consumer_->assign(assignment) != RdKafka::ERR_NO_ERROR) return admin_error("assign");
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminTimeoutMs);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::unique_ptr<RdKafka::Message> message(consumer_->consume(200));
+      if (message->err() == RdKafka::ERR_NO_ERROR) return message->timestamp().timestamp;
+    }
+    return admin_error("no message at " + topic + "[" + std::to_string(partition) + "] offset " +
+                       std::to_string(offset));
+  }
+
+  ~TimestampProbe() {
+    if (consumer_) consumer_->close();
+  }
+  TimestampProbe(TimestampProbe&&) = default;
+
+ private:
+  explicit TimestampProbe(std::unique_ptr<RdKafka::KafkaConsumer> consumer)
+      : consumer_(std::move(consumer)) {}
+  std::unique_ptr<RdKafka::KafkaConsumer> consumer_;
+};
+
+// The first offset in [range.low, range.high] whose message's timestamp is >= time_ms (high
+// when none): a binary search over message timestamps, which the producers make increasing.
+model::Result<int64_t> first_offset_at_or_after(TimestampProbe& probe, const std::string& topic,
+                                                const PartitionRange& range, int64_t time_ms) {
+  int64_t low = range.low;
+  int64_t high = range.high;
+  while (low < high) {
+    const int64_t middle = low + (high - low) / 2;
+    auto timestamp = probe.timestamp_at(topic, range.partition, middle);
+    if (!timestamp.ok()) return timestamp.error();
+    if (*timestamp >= time_ms) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return low;
+}
+
+// Kafka's offsets-for-times for every partition: an offset, or -1 for "no message at or after".
+model::Result<std::vector<int64_t>> offsets_for_time(RdKafka::KafkaConsumer& consumer,
+                                                     const std::string& topic,
+                                                     const std::vector<PartitionRange>& ranges,
+                                                     int64_t time_ms) {
+  std::vector<RdKafka::TopicPartition*> query;
+  for (const auto& range : ranges) {
+    query.push_back(RdKafka::TopicPartition::create(topic, range.partition, time_ms));
+  }
+  const auto code = consumer.offsetsForTimes(query, kAdminTimeoutMs);
+  std::vector<int64_t> offsets;
+  for (const auto* partition : query) offsets.push_back(partition->offset());
+  RdKafka::TopicPartition::destroy(query);
+  if (code != RdKafka::ERR_NO_ERROR)
+    return admin_error("offsets for times: " + RdKafka::err2str(code));
+  return offsets;
+}
+
+}  // namespace
+
+model::Result<std::vector<PartitionReset>> reset_offsets_to_time(const std::string& brokers,
+                                                                 const std::string& group_id,
+                                                                 const std::string& topic,
+                                                                 int64_t time_ms) {
+  auto consumer = group_client(brokers, group_id);
+  if (!consumer.ok()) return consumer.error();
+  auto ranges = partition_ranges(**consumer, topic);
+  if (!ranges.ok()) return ranges.error();
+  auto answered = offsets_for_time(**consumer, topic, *ranges, time_ms);
+  if (!answered.ok()) return answered.error();
+  auto probe = TimestampProbe::create(brokers);
+  if (!probe.ok()) return probe.error();
+  std::vector<PartitionReset> resets;
+  for (std::size_t i = 0; i < ranges->size(); ++i) {
+    const auto& range = (*ranges)[i];
+    PartitionReset reset{range.partition, range.high, range.high};
+    if ((*answered)[i] >= 0) {
+      reset.offset = std::clamp((*answered)[i], range.low, range.high);
+    } else if (range.high > range.low) {
+      // "None at or after" is true only if the last message is older; otherwise the broker
+      // could not answer and the timestamps are read.
+      auto last = probe->timestamp_at(topic, range.partition, range.high - 1);
+      if (!last.ok()) return last.error();
+      if (*last >= time_ms) {
+        auto found = first_offset_at_or_after(*probe, topic, range, time_ms);
+        if (!found.ok()) return found.error();
+        reset.offset = *found;
+      }
+    }
+    resets.push_back(reset);
+  }
+  if (auto joined = join_as_only_member(**consumer, topic); !joined.ok()) return joined.error();
+  std::vector<RdKafka::TopicPartition*> offsets;
+  for (const auto& reset : resets) {
+    offsets.push_back(RdKafka::TopicPartition::create(topic, reset.partition, reset.offset));
+  }
+  const auto code = (*consumer)->commitSync(offsets);
+  RdKafka::TopicPartition::destroy(offsets);
+  (*consumer)->close();
+  if (code != RdKafka::ERR_NO_ERROR) return admin_error(RdKafka::err2str(code));
+  log::info("kafka.offsets_reset",
+            {{"group", group_id}, {"topic", topic}, {"time_ms", std::to_string(time_ms)}});
+  return resets;
 }
 
 model::Result<long> consumer_lag(const std::string& brokers, const std::string& group_id,

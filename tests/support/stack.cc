@@ -68,7 +68,7 @@ TestStack::TestStack(StackOptions options)
       add_process(i == 1 ? role : role + "-" + std::to_string(i), role);
     }
   }
-  for (const auto& name : start_order_) start(name);
+  for (const auto& role : roles) start(process_names(role));
   http_ = std::make_unique<HttpClient>(api_url());
 }
 
@@ -133,6 +133,15 @@ void TestStack::start(const std::string& name) {
   if (child.running()) child.stop();
   child.start();
   wait_ready(name);
+}
+
+void TestStack::start(const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    auto& child = process(name);
+    if (child.running()) child.stop();
+    child.start();
+  }
+  for (const auto& name : names) wait_ready(name);
 }
 
 void TestStack::stop(const std::string& name, int signal) {

@@ -52,6 +52,8 @@ class TestStack {
 
   // Starts a stopped process (or restarts a running one) and waits until it is ready.
   void start(const std::string& name);
+  // Starts them all, then waits for each (members of one group join in one rebalance).
+  void start(const std::vector<std::string>& names);
   void stop(const std::string& name, int signal = 15);
 
   std::string dev_session(const std::string& email, const std::string& subject = "") const;
