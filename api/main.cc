@@ -78,6 +78,7 @@ int main() {
   payout_decisions.start();
   api::HttpServer server({.address = config.http_address,
                           .port = static_cast<std::uint16_t>(config.http_port),
+                          .reuse_port = config.http_reuse_port,
                           .reactor_threads = config.http_reactor_threads},
                          workers, [&services](api::HttpRequest request, api::Responder responder) {
                            api::handle_request(services, std::move(request), std::move(responder));

@@ -229,7 +229,9 @@ void HttpServer::start() {
   auto endpoint_options =
       Http::Endpoint::options()
           .threads(options_.reactor_threads)
-          .flags(Pistache::Tcp::Options::ReuseAddr)
+          .flags(options_.reuse_port
+                     ? Pistache::Tcp::Options::ReuseAddr | Pistache::Tcp::Options::ReusePort
+                     : Pistache::Tcp::Options::ReuseAddr)
           .maxRequestSize(options_.body_max_bytes + options_.header_allowance_bytes)
           .maxResponseSize(4 * 1024 * 1024)
           .headerTimeout(options_.header_timeout)

@@ -22,6 +22,8 @@ namespace payrail::api {
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 8080;
+  // SO_REUSEPORT: several API processes share one port, the kernel spreads connections.
+  bool reuse_port = false;
   int reactor_threads = 2;
   std::size_t body_max_bytes = 64 * 1024;
   std::size_t header_allowance_bytes = 16 * 1024;

@@ -12,6 +12,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -67,6 +68,7 @@ int main() {
   const std::string prefix = prefix_env ? prefix_env : "";
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive infra/up (it would keep the port)
 
   char error_text[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();

@@ -148,6 +148,7 @@ model::Result<Config> load_config_from_environment() {
                config.expiry_test_clock_offset_s),
       read_int("PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", 100, 86400000, config.outbox_redrive_after_ms),
       read_int("PAYRAIL_OUTBOX_POLL_INTERVAL_MS", 10, 60000, config.outbox_poll_interval_ms),
+      read_bool("PAYRAIL_HTTP_REUSE_PORT", config.http_reuse_port),
       read_bool("PAYRAIL_WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_TEST",
                 config.webhook_allow_private_targets_in_test),
       read_schedule("PAYRAIL_WEBHOOK_RETRY_SCHEDULE", config.webhook_retry_schedule_ms),

@@ -24,6 +24,7 @@ struct Config {
   // HTTP API.
   std::string http_address = "127.0.0.1";
   int http_port = 8080;
+  bool http_reuse_port = false;  // several API processes on one port (SO_REUSEPORT)
   int http_reactor_threads = 2;
   int api_worker_threads = 16;
   int api_queue_max = 2048;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <thread>
@@ -98,6 +99,30 @@ void publish_lag(RdKafka::KafkaConsumer& consumer, const ConsumerOptions& option
   }
 }
 
+// close() leaves the group and commits the stored offsets. librdkafka 2.0.2 does not return from
+// it while the group coordinator cannot be reached (the broker is down), which would keep a
+// stopping process alive for ever: after kCloseTimeout the member is abandoned instead. The
+// broker expires it after the session timeout; offsets not committed mean messages applied again,
+// which changes nothing.
+constexpr auto kCloseTimeout = std::chrono::seconds(3);
+
+// `rebalance` is the consumer's callback: it must outlive the close.
+void close_within_bound(std::unique_ptr<RdKafka::KafkaConsumer> consumer,
+                        std::shared_ptr<RdKafka::RebalanceCb> rebalance,
+                        const std::string& group_id) {
+  auto closed = std::make_shared<std::promise<void>>();
+  auto finished = closed->get_future();
+  std::thread([raw = consumer.release(), rebalance, closed] {
+    raw->close();
+    delete raw;
+    closed->set_value();
+  }).detach();
+  if (finished.wait_for(kCloseTimeout) == std::future_status::timeout) {
+    log::warn("consumer.close_timed_out",
+              {{"group", group_id}, {"seconds", std::to_string(kCloseTimeout.count())}});
+  }
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -176,8 +201,8 @@ ConsumerRunner::ConsumerRunner(ConsumerOptions options, MessageHandler handler)
     : options_(std::move(options)), handler_(std::move(handler)) {}
 
 model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
-  RebalanceLogger rebalance(options_.group_id, options_.topics);
-  auto created = create_consumer(options_, rebalance);
+  auto rebalance = std::make_shared<RebalanceLogger>(options_.group_id, options_.topics);
+  auto created = create_consumer(options_, *rebalance);
   if (!created.ok()) return created.error();
   auto consumer = std::move(created.value());
   log::info("consumer.started", {{"group", options_.group_id}});
@@ -222,7 +247,7 @@ model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
     backoff_ms = 100;
     store_offset(*consumer, *message);
   }
-  consumer->close();
+  close_within_bound(std::move(consumer), rebalance, options_.group_id);
   log::info("consumer.stopped", {{"group", options_.group_id}});
   return model::ok_status();
 }

@@ -113,11 +113,62 @@ start_postgres() {
     start >/dev/null || { tail -n 20 "$cluster/server.log" >&2; die "PostgreSQL did not start"; }
 }
 
+# Stops the cluster within about 3 s: a fast shutdown (sessions are disconnected, in-flight
+# transactions roll back and are retried by their callers), immediate if that takes longer than
+# 2 s (crash recovery on the next start replays the WAL: nothing committed is lost).
 stop_postgres() {
-  local cluster=$1
+  local cluster=$1 user bin
   [ -f "$cluster/postmaster.pid" ] || return 0
-  as_postgres_user "$(postgres_user)" "$(postgres_bin_dir)/pg_ctl" -D "$cluster" -m fast -w \
-    stop >/dev/null 2>&1 || true
+  user=$(postgres_user)
+  bin=$(postgres_bin_dir)
+  as_postgres_user "$user" "$bin/pg_ctl" -D "$cluster" -m fast -w -t 2 stop >/dev/null 2>&1 ||
+    as_postgres_user "$user" "$bin/pg_ctl" -D "$cluster" -m immediate -w -t 1 stop >/dev/null 2>&1 ||
+    true
+}
+
+# PostgreSQL processes whose working directory is the cluster (every server process has it).
+postgres_processes_of() {
+  local cluster process
+  cluster=$(realpath "$1" 2>/dev/null) || return 0
+  for process in /proc/[0-9]*; do
+    [ "$(readlink "$process/cwd" 2>/dev/null)" = "$cluster" ] || continue
+    [ "$(cat "$process/comm" 2>/dev/null)" = postgres ] && echo "${process#/proc/}"
+  done
+  return 0
+}
+
+# A PostgreSQL left running on this cluster by an earlier run that was killed (its supervisor
+# gave up, kill -9) holds the port and the data directory: stop it, and any backends a killed
+# postmaster left behind (they would keep the shared memory and stop a new server from starting).
+stop_stale_postgres() {
+  local cluster=$1 pid port running leftovers
+  [ -d "$cluster" ] || return 0
+  if [ -f "$cluster/postmaster.pid" ]; then
+    pid=$(sed -n 1p "$cluster/postmaster.pid")
+    port=$(sed -n 4p "$cluster/postmaster.pid")
+    running=" $(postgres_processes_of "$cluster" | tr '\n' ' ')"
+    if [ -n "$pid" ] && [[ $running == *" $pid "* ]]; then
+      say "a PostgreSQL left running by an earlier run (pid $pid, port $port, $cluster): stopping it"
+      stop_postgres "$cluster"
+    fi
+  fi
+  leftovers=$(postgres_processes_of "$cluster" | tr '\n' ' ')
+  if [ -n "${leftovers// /}" ]; then
+    say "stopping PostgreSQL processes left behind on $cluster: $leftovers"
+    kill -TERM $leftovers 2>/dev/null || true
+    sleep 1
+    kill -KILL $leftovers 2>/dev/null || true
+  fi
+  return 0
+}
+
+# True when something listens on TCP port $1 (any address).
+port_in_use() {
+  if command -v ss >/dev/null; then
+    [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]
+  else
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+  fi
 }
 
 ensure_database() {

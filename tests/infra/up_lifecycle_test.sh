@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# infra/up start and stop, with the binaries already built (--no-build) on private ports in a
+# temporary data directory:
+#   1. a run killed outright (kill -9, as a supervisor that gave up would) leaves PostgreSQL
+#      running; the next run detects it, stops it and starts cleanly;
+#   2. that run serves N processes of a role and of the API, each with its metrics, and stops
+#      everything, PostgreSQL included, within 10 s of SIGTERM;
+#   3. a port already taken stops infra/up at once with a message naming the port and the
+#      setting that changes it, before anything is started.
+set -euo pipefail
+ROOT=${1:?usage: up_lifecycle_test.sh <project root> <build dir>}
+export PAYRAIL_BUILD_DIR=${2:?usage: up_lifecycle_test.sh <project root> <build dir>}
+source "$ROOT/infra/scripts/common.sh"
+
+WORK=$(mktemp -d /tmp/payrail-up-test.XXXXXX)
+chmod 755 "$WORK"
+UP_PID=""
+cleanup() {
+  [ -n "$UP_PID" ] && kill -KILL "$UP_PID" 2>/dev/null
+  if [ -n "${BLOCKER:-}" ]; then
+    kill -KILL "$BLOCKER" 2>/dev/null
+    wait "$BLOCKER" 2>/dev/null
+  fi
+  stop_stale_postgres "$(postgres_cluster_dir "$WORK/data/postgres" "$(postgres_user)")" 2>/dev/null
+  [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  tail -n 40 "$WORK"/up*.err >&2 2>/dev/null || true
+  exit 1
+}
+
+# Metrics use PAYRAIL_METRICS_BASE_PORT .. +69; the other ports are chosen outside that block.
+METRICS_BASE=$((20000 + RANDOM % 400 * 100))
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 40000))
+    [ "$port" -ge "$METRICS_BASE" ] && [ "$port" -lt $((METRICS_BASE + 70)) ] && continue
+    port_in_use "$port" || { echo "$port"; return; }
+  done
+}
+export PAYRAIL_DATA_DIR=$WORK/data PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
+export PAYRAIL_KAFKA_PORT=$(free_port) PAYRAIL_METRICS_BASE_PORT=$METRICS_BASE
+export PAYRAIL_API_PROCESSES=2 PAYRAIL_PG_FSYNC=off
+CLUSTER=$(postgres_cluster_dir "$PAYRAIL_DATA_DIR/postgres" "$(postgres_user)")
+
+start_up() {  # start_up <name>: infra/up in the background, waits until it is ready
+  setsid "$ROOT/infra/up" --no-build --workers screening=2,webhooks=2 >"$WORK/$1.out" \
+    2>"$WORK/$1.err" &
+  UP_PID=$!
+  for _ in $(seq 1 1200); do
+    grep -q "Press Ctrl-C" "$WORK/$1.err" && return 0
+    kill -0 "$UP_PID" 2>/dev/null || fail "$1: infra/up exited during start-up"
+    sleep 0.1
+  done
+  fail "$1: infra/up was not ready within 120 s"
+}
+
+# 1. A run killed outright leaves PostgreSQL behind.
+start_up up1
+kill -KILL "$UP_PID"
+wait "$UP_PID" 2>/dev/null || true
+UP_PID=""
+[ -n "$(postgres_processes_of "$CLUSTER")" ] || fail "PostgreSQL did not outlive the killed run"
+for _ in $(seq 1 100); do port_in_use "$PAYRAIL_HTTP_PORT" || break; sleep 0.1; done
+echo "ok: a killed run left PostgreSQL running"
+
+# 2. The next run stops it, starts, serves every process's metrics, stops within 10 s.
+start_up up2
+grep -q "PostgreSQL left running by an earlier run" "$WORK/up2.err" ||
+  fail "the stale PostgreSQL was not reported"
+urls=$(grep -o 'http://127.0.0.1:[0-9]*/metrics' "$WORK/up2.err")
+[ "$(echo "$urls" | wc -l)" -eq 10 ] || fail "expected 10 metrics addresses, got: $urls"
+for url in $urls; do
+  metrics=$(curl -fsS "$url") || fail "no answer at $url"
+  [[ $metrics == *$'\n'payrail_build_info* ]] || fail "no payrail_build_info at $url"
+done
+for process in api api-2 screening screening-2 webhooks-2; do
+  grep -q "^  $process " "$WORK/up2.err" || fail "$process was not started"
+done
+curl -fsS "http://127.0.0.1:$PAYRAIL_HTTP_PORT/v1/health" >/dev/null || fail "API not healthy"
+echo "ok: stale PostgreSQL stopped; 2 API, 2 screening, 2 webhooks processes with their metrics"
+
+started=$(date +%s%3N)
+kill -TERM "$UP_PID"
+while kill -0 "$UP_PID" 2>/dev/null; do
+  [ $(($(date +%s%3N) - started)) -lt 15000 ] || fail "infra/up still running 15 s after SIGTERM"
+  sleep 0.05
+done
+elapsed=$(($(date +%s%3N) - started))
+wait "$UP_PID" || fail "infra/up exited with an error after SIGTERM"
+UP_PID=""
+echo "infra/up stopped $elapsed ms after SIGTERM"
+[ "$elapsed" -le 10000 ] || fail "stopping took $elapsed ms (bound: 10 s)"
+[ -z "$(postgres_processes_of "$CLUSTER")" ] || fail "PostgreSQL still running after the stop"
+for port in $PAYRAIL_HTTP_PORT $PAYRAIL_KAFKA_PORT $PAYRAIL_PG_PORT; do
+  port_in_use "$port" && fail "port $port still in use after the stop"
+done
+echo "ok: everything stopped within the bound, PostgreSQL included"
+
+# 3. A port taken by another program: a clear message, nothing started.
+PAYRAIL_KAFKA_PORT=$PAYRAIL_HTTP_PORT PAYRAIL_METRICS_PORT=0 \
+  "$PAYRAIL_BUILD_DIR/infra/payrail-broker" >"$WORK/blocker.log" 2>&1 &
+BLOCKER=$!
+for _ in $(seq 1 100); do port_in_use "$PAYRAIL_HTTP_PORT" && break; sleep 0.1; done
+if "$ROOT/infra/up" --no-build >"$WORK/up3.out" 2>"$WORK/up3.err"; then
+  fail "infra/up started although port $PAYRAIL_HTTP_PORT was taken"
+fi
+grep -q "port $PAYRAIL_HTTP_PORT is already in use by another program; set PAYRAIL_HTTP_PORT" \
+  "$WORK/up3.err" || fail "unclear message: $(cat "$WORK/up3.err")"
+[ -z "$(postgres_processes_of "$CLUSTER")" ] || fail "PostgreSQL was started anyway"
+echo "ok: a taken port is named with its setting"
