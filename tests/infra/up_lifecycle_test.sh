@@ -31,12 +31,14 @@ fail() {
   exit 1
 }
 
-# Metrics use PAYRAIL_METRICS_BASE_PORT .. +69; the other ports are chosen outside that block.
-METRICS_BASE=$((20000 + RANDOM % 400 * 100))
+# Ports below the kernel's ephemeral range (32768 and up), where no outgoing connection can take
+# them between the check and the bind. Metrics use PAYRAIL_METRICS_BASE_PORT .. +69; the other
+# ports are chosen outside that block.
+METRICS_BASE=$((20000 + RANDOM % 120 * 100))
 free_port() {
   local port
   while :; do
-    port=$((20000 + RANDOM % 40000))
+    port=$((20000 + RANDOM % 12700))
     [ "$port" -ge "$METRICS_BASE" ] && [ "$port" -lt $((METRICS_BASE + 70)) ] && continue
     port_in_use "$port" || { echo "$port"; return; }
   done
