@@ -32,6 +32,7 @@ void add_kyb_commands(CommandTable& table);
 void add_screening_commands(CommandTable& table);
 void add_rails_commands(CommandTable& table);
 void add_collection_commands(CommandTable& table);
+void add_key_commands(CommandTable& table);
 
 // Prints "payrail: <message>" to stderr; returns the failure exit code (1).
 int fail(const std::string& message);

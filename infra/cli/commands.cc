@@ -18,6 +18,7 @@ const CommandTable& commands() {
     add_screening_commands(built);
     add_rails_commands(built);
     add_collection_commands(built);
+    add_key_commands(built);
     return built;
   }();
   return table;

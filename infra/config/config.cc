@@ -117,6 +117,8 @@ model::Result<Config> load_config_from_environment() {
   read_string("PAYRAIL_PAYOUT_PARTNER", config.payout_partner);
   read_string("PAYRAIL_COLLECTION_PROVIDER", config.collection_provider);
   read_string("PAYRAIL_WEBHOOK_ENCRYPTION_KEY", config.webhook_encryption_key_hex);
+  read_string("PAYRAIL_WEBHOOK_ENCRYPTION_KEY_PREVIOUS",
+              config.webhook_encryption_key_previous_hex);
   config.webhook_ca_file = env("PAYRAIL_WEBHOOK_CA_FILE");
   read_string("PAYRAIL_LOG_LEVEL", config.log_level);
   read_string("PAYRAIL_METRICS_ADDRESS", config.metrics_address);

@@ -65,6 +65,8 @@ struct Config {
 
   // Webhooks.
   std::string webhook_encryption_key_hex;  // 64 hex chars (AES-256-GCM key)
+  // The key being rotated out: values it sealed can still be opened (crypto::DataKey).
+  std::string webhook_encryption_key_previous_hex;
   std::optional<std::string> webhook_ca_file;
   bool webhook_allow_private_targets_in_test = false;
   std::vector<std::int64_t> webhook_retry_schedule_ms{

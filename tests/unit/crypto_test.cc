@@ -185,5 +185,25 @@ TEST(DataKeyTest, SealsAndOpensAndRefusesBadKeysAndTampering) {
   EXPECT_FALSE(DataKey::from_hex(hex_encode(random_bytes(32)))->open(*sealed).ok());
 }
 
+// During a rotation: sealed with the new (current) key, opened with either.
+TEST(DataKeyTest, ARotationOpensWithThePreviousKeyAndSealsWithTheCurrentOne) {
+  const auto old_hex = hex_encode(random_bytes(32));
+  const auto new_hex = hex_encode(random_bytes(32));
+  const auto old_key = *DataKey::from_hex(old_hex);
+  const auto rotating = DataKey::from_hex(new_hex, old_hex);
+  ASSERT_TRUE(rotating.ok());
+  const auto sealed_before = *old_key.seal("whsec_before");
+  EXPECT_EQ(*rotating->open(sealed_before), "whsec_before");
+  const auto sealed_during = *rotating->seal("whsec_during");
+  EXPECT_FALSE(old_key.open(sealed_during).ok());
+  EXPECT_EQ(*DataKey::from_hex(new_hex)->open(sealed_during), "whsec_during");
+  // A value sealed by neither key stays unreadable; a malformed previous key is refused.
+  EXPECT_FALSE(rotating->open(*DataKey::from_hex(hex_encode(random_bytes(32)))->seal("x")).ok());
+  const auto malformed = DataKey::from_hex(new_hex, "abc");
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_NE(malformed.error().message.find("PAYRAIL_WEBHOOK_ENCRYPTION_KEY_PREVIOUS"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace payrail::infra::crypto

@@ -56,7 +56,8 @@ model::Result<LoopOptions> loop_options_from(const infra::Config& config) {
   options.timeout_ms = config.webhook_timeout_ms;
   options.schedule_ms = config.webhook_retry_schedule_ms;
   options.allow_private_targets_in_test = config.webhook_allow_private_targets_in_test;
-  auto key = hooks::encryption_key_from_hex(config.webhook_encryption_key_hex);
+  auto key = infra::crypto::DataKey::from_hex(config.webhook_encryption_key_hex,
+                                              config.webhook_encryption_key_previous_hex);
   if (!key.ok()) return key.error();
   options.encryption_key = std::move(*key);
   options.client.timeout_ms = config.webhook_timeout_ms;
@@ -199,7 +200,7 @@ void DeliveryLoop::deliver(hooks::DeliveryClient& client, const Queued& queued) 
   const bool allow_private =
       hooks::private_targets_allowed(delivery.mode, options_.allow_private_targets_in_test);
   deliveries::AttemptOutcome outcome;
-  auto secret = hooks::open_secret(options_.encryption_key, delivery.sealed_secret);
+  auto secret = options_.encryption_key->open(delivery.sealed_secret);
   std::optional<hooks::PreparedTarget> target;
   if (!secret.ok()) {
     outcome.error = "the endpoint's signing secret cannot be opened (encryption key changed?)";

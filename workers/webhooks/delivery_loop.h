@@ -13,11 +13,13 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "infra/config/config.h"
+#include "infra/crypto/data_key.h"
 #include "infra/pg/pool.h"
 #include "infra/repositories/webhook_deliveries.h"
 #include "infra/webhooks/delivery_client.h"
@@ -41,7 +43,8 @@ struct LoopOptions {
   int timeout_ms = 10000;
   std::vector<std::int64_t> schedule_ms;
   bool allow_private_targets_in_test = false;
-  std::string encryption_key;  // 32 bytes
+  // Opens the endpoints' sealed secrets (current key, else the previous one during a rotation).
+  std::optional<infra::crypto::DataKey> encryption_key;
   infra::webhooks::ClientOptions client;
 
   std::int64_t lease_ms() const {

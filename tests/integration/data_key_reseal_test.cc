@@ -1,0 +1,77 @@
+// Rotating the data key against a real database: endpoint secrets sealed with the old key are
+// re-sealed by `payrail data-key-reseal` (run with the new key and the old one as previous), after
+// which the new key alone opens every one of them and the secrets are unchanged.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "infra/crypto/crypto.h"
+#include "infra/crypto/data_key.h"
+#include "infra/pg/pool.h"
+#include "infra/repositories/webhook_endpoints.h"
+#include "tests/support/database.h"
+#include "tests/support/process.h"
+
+namespace payrail::testing {
+namespace {
+
+namespace crypto = infra::crypto;
+
+TEST(DataKeyReseal, ARotationEndsWithEverySecretUnderTheNewKey) {
+  TestDatabase database;
+  database.scalar(
+      "INSERT INTO organizations (id, legal_name, display_name, country, owner_subject) VALUES "
+      "('org_rotate1', 'Rotate Ltd', 'Rotate', 'CA', 'owner') RETURNING id");
+  const auto old_hex = crypto::hex_encode(crypto::random_bytes(32));
+  const auto new_hex = crypto::hex_encode(crypto::random_bytes(32));
+  infra::pg::Pool pool({.url = database.url(), .max_connections = 1});
+  std::vector<std::string> secrets;
+  for (int i = 0; i < 3; ++i) {
+    auto created = infra::repositories::webhook_endpoints::create(
+        pool,
+        {"org_rotate1",
+         model::Mode::test,
+         "https://example.com/hook" + std::to_string(i),
+         {"payout.completed"}},
+        crypto::DataKey::from_hex(old_hex)->bytes());
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    secrets.push_back(created->secret);
+  }
+  const auto open_all = [&](const crypto::DataKey& key) {
+    std::vector<std::string> opened;
+    auto connection = database.connect();
+    pqxx::work tx(*connection);
+    for (const auto& row :
+         tx.exec("SELECT secret_ciphertext FROM webhook_endpoints ORDER BY created_at, id")) {
+      auto secret = key.open(pqxx::binarystring(row[0]).str());
+      opened.push_back(secret.ok() ? *secret : "unreadable");
+    }
+    return opened;
+  };
+  const auto new_only = *crypto::DataKey::from_hex(new_hex);
+  EXPECT_EQ(open_all(new_only), std::vector<std::string>(3, "unreadable"));
+
+  // Without the previous key nothing can be re-sealed, and nothing is changed.
+  auto [refused, refused_output] = run_cli(
+      {{"PAYRAIL_DATABASE_URL", database.url()}, {"PAYRAIL_WEBHOOK_ENCRYPTION_KEY", new_hex}},
+      {"data-key-reseal"});
+  EXPECT_EQ(refused, 1) << refused_output;
+  EXPECT_NE(refused_output.find("3 values open with neither key"), std::string::npos)
+      << refused_output;
+
+  auto [code, output] = run_cli({{"PAYRAIL_DATABASE_URL", database.url()},
+                                 {"PAYRAIL_WEBHOOK_ENCRYPTION_KEY", new_hex},
+                                 {"PAYRAIL_WEBHOOK_ENCRYPTION_KEY_PREVIOUS", old_hex}},
+                                {"data-key-reseal"});
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_NE(output.find("webhook_endpoints.secret_ciphertext: 3 re-sealed, 0 unreadable"),
+            std::string::npos)
+      << output;
+  auto opened = open_all(new_only);
+  std::sort(opened.begin(), opened.end());
+  std::sort(secrets.begin(), secrets.end());
+  EXPECT_EQ(opened, secrets);
+}
+
+}  // namespace
+}  // namespace payrail::testing
