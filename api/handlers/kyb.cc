@@ -23,7 +23,9 @@ using model::json::write_key_string;
 constexpr std::size_t kDateLength = 10;  // YYYY-MM-DD
 
 model::Result<infra::crypto::DataKey> data_key(const RequestContext& context) {
-  auto key = infra::crypto::DataKey::from_hex(context.services->config.webhook_encryption_key_hex);
+  const auto& config = context.services->config;
+  auto key = infra::crypto::DataKey::from_hex(config.webhook_encryption_key_hex,
+                                              config.webhook_encryption_key_previous_hex);
   if (!key.ok()) {
     infra::log::error("kyb.data_key_invalid", {{"error", key.error().message}});
     return model::Error::make(model::ErrorCode::internal_error, "Internal error.");

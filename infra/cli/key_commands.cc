@@ -25,7 +25,7 @@ model::Result<std::string> reseal_batch(pg::Pool& pool, const crypto::DataKey& k
                                         const std::string& after, Resealed& counts) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::string> {
     const auto table = tx.quote_name(column.table);
-    const auto id = tx.quote_name(column.key_column);
+    const std::string id = std::string("(") + column.key_sql + ")";
     const auto sealed = tx.quote_name(column.sealed_column);
     const auto rows = tx.exec_params("SELECT " + id + ", " + sealed + " FROM " + table + " WHERE " +
                                          sealed + " IS NOT NULL AND " + id + " > $1 ORDER BY " +
@@ -86,7 +86,7 @@ int data_key_reseal(const Config& config, const Options&) {
 void add_key_commands(CommandTable& table) {
   table["data-key-reseal"] = {
       "data-key-reseal",
-      "seal every stored secret with PAYRAIL_WEBHOOK_ENCRYPTION_KEY (opening it with that key or "
+      "seal every stored sealed value with PAYRAIL_WEBHOOK_ENCRYPTION_KEY (opening it with that key or "
       "PAYRAIL_WEBHOOK_ENCRYPTION_KEY_PREVIOUS): the last step of a key rotation",
       data_key_reseal};
 }

@@ -72,7 +72,8 @@ void print_submission(const submissions::SubmissionRow& row) {
 int show_submission(const Config& config, const Options& options) {
   const auto id = option(options, "submission");
   if (!id) return fail("kyb-show needs --submission kyb_...");
-  auto key = crypto::DataKey::from_hex(config.webhook_encryption_key_hex);
+  auto key = crypto::DataKey::from_hex(config.webhook_encryption_key_hex,
+                                       config.webhook_encryption_key_previous_hex);
   if (!key.ok()) return fail(key.error().message);
   auto pool = open_pool(config);
   auto found = submissions::find(pool, *id, *key);

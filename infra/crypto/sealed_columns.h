@@ -9,12 +9,19 @@ namespace payrail::infra::crypto {
 
 struct SealedColumn {
   const char* table;
-  const char* key_column;     // a unique text key (the resource id), to walk the table in order
+  // An SQL expression giving each row a unique text key, to walk the table in order (the id, or
+  // the primary key's columns joined).
+  const char* key_sql;
   const char* sealed_column;  // bytea: nonce(12) || ciphertext || tag(16); may be NULL
 };
 
+inline constexpr const char* kBeneficialOwnerKey =
+    "submission_id || '/' || lpad(position::text, 2, '0')";
+
 inline constexpr std::array kSealedColumns{
     SealedColumn{"webhook_endpoints", "id", "secret_ciphertext"},
+    SealedColumn{"kyb_beneficial_owners", kBeneficialOwnerKey, "name_sealed"},
+    SealedColumn{"kyb_beneficial_owners", kBeneficialOwnerKey, "dob_sealed"},
 };
 
 }  // namespace payrail::infra::crypto
