@@ -5,6 +5,7 @@
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -250,13 +251,20 @@ PoolMetrics& pool_metrics(std::string_view pool, std::size_t max_connections) {
                                   "Requests for a connection that waited past the timeout.");
   static auto& waits =
       histogram("payrail_db_pool_acquire_wait_seconds", "Time waited for a pooled connection.");
+  // One set of series per pool name, shared by the pools of that name (they live as long as
+  // the process; a test may open many).
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<PoolMetrics>, std::less<>> pools;
+  std::lock_guard lock(mutex);
   maximum.Add(labels({{"pool", pool}})).Set(static_cast<double>(max_connections));
-  // Pools live as long as their process; their series stay registered after a pool is gone.
-  auto* metrics =
-      new PoolMetrics{&connections.Add(labels({{"pool", pool}, {"state", "in_use"}})),
-                      &connections.Add(labels({{"pool", pool}, {"state", "idle"}})),
-                      &timeouts.Add(labels({{"pool", pool}})),
-                      &waits.Add(labels({{"pool", pool}}), kAcquireBuckets), std::string(pool)};
+  auto& metrics = pools[std::string(pool)];
+  if (!metrics) {
+    metrics.reset(new PoolMetrics{&connections.Add(labels({{"pool", pool}, {"state", "in_use"}})),
+                                  &connections.Add(labels({{"pool", pool}, {"state", "idle"}})),
+                                  &timeouts.Add(labels({{"pool", pool}})),
+                                  &waits.Add(labels({{"pool", pool}}), kAcquireBuckets),
+                                  std::string(pool)});
+  }
   return *metrics;
 }
 
