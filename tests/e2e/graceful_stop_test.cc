@@ -8,31 +8,22 @@
 
 #include "tests/support/https_receiver.h"
 #include "tests/support/payouts.h"
+#include "tests/support/receiver_suite.h"
 #include "tests/support/stack.h"
 
 namespace payrail::testing {
 namespace {
 
-class GracefulStop : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    receiver_ = new HttpsReceiver();
-    stack_ = new TestStack({.workers = {"webhooks"},
-                            .env = {{"PAYRAIL_WEBHOOK_CA_FILE", receiver_->certificate_path()},
-                                    {"PAYRAIL_WEBHOOK_RETRY_SCHEDULE", "500ms,1s"},
-                                    {"PAYRAIL_WEBHOOK_TIMEOUT_MS", "15000"},
-                                    // No screening here: creates answer at once, pending.
-                                    {"PAYRAIL_SCREENING_WAIT_MS", "0"}}});
+class GracefulStop : public ReceiverSuite<GracefulStop> {
+ public:  // read by ReceiverSuite
+  static StackOptions stack_options() {
+    return {.workers = {"webhooks"},
+            .env = {{"PAYRAIL_WEBHOOK_RETRY_SCHEDULE", "500ms,1s"},
+                    {"PAYRAIL_WEBHOOK_TIMEOUT_MS", "15000"},
+                    // No screening here: creates answer at once, pending.
+                    {"PAYRAIL_SCREENING_WAIT_MS", "0"}}};
   }
-  static void TearDownTestSuite() {
-    delete stack_;
-    delete receiver_;
-  }
-  static TestStack* stack_;
-  static HttpsReceiver* receiver_;
 };
-TestStack* GracefulStop::stack_ = nullptr;
-HttpsReceiver* GracefulStop::receiver_ = nullptr;
 
 TEST_F(GracefulStop, AWebhookSendInFlightIsCutShortAndRetried) {
   const auto organization = stack_->create_organization();

@@ -6,9 +6,11 @@
 #include <functional>
 #include <thread>
 
+#include "tests/support/fiat_payouts.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/metrics.h"
 #include "tests/support/payouts.h"
+#include "tests/support/receiver_suite.h"
 #include "tests/support/stack.h"
 
 namespace payrail::testing {
@@ -28,17 +30,13 @@ bool eventually(const std::function<bool()>& condition) {
   return condition();
 }
 
-class Metrics : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    receiver_ = new HttpsReceiver();
-    stack_ = new TestStack({.env = {{"PAYRAIL_WEBHOOK_CA_FILE", receiver_->certificate_path()}}});
-  }
-  static void TearDownTestSuite() {
-    delete stack_;
-    delete receiver_;
+class Metrics : public ReceiverSuite<Metrics> {
+ public:  // read by ReceiverSuite
+  static StackOptions stack_options() {
+    return {.env = {{"PAYRAIL_FIAT_SETTLEMENT_DELAY_MS", "100"}}};
   }
 
+ protected:
   static std::map<std::string, Scrape> scrape_all() {
     std::map<std::string, Scrape> scrapes;
     for (const auto& name : kProcesses) {
@@ -54,11 +52,38 @@ class Metrics : public ::testing::Test {
     return sum;
   }
 
-  static TestStack* stack_;
-  static HttpsReceiver* receiver_;
+  // Each expectation: process, metric, labels, increase.
+  struct Expected {
+    std::string process;
+    std::string metric;
+    Labels labels;
+    double increase;
+  };
+
+  // Waits until every expected increase since `before` is reached, then checks that each is
+  // exactly the expected one. Returns the last scrape.
+  static std::map<std::string, Scrape> expect_increases(const std::map<std::string, Scrape>& before,
+                                                        const std::vector<Expected>& expected) {
+    std::map<std::string, Scrape> after;
+    const bool settled = eventually([&] {
+      after = scrape_all();
+      for (const auto& item : expected) {
+        const auto grew = after.at(item.process).sum(item.metric, item.labels) -
+                          before.at(item.process).sum(item.metric, item.labels);
+        if (grew < item.increase) return false;
+      }
+      return true;
+    });
+    EXPECT_TRUE(settled);
+    for (const auto& item : expected) {
+      EXPECT_EQ(after.at(item.process).sum(item.metric, item.labels) -
+                    before.at(item.process).sum(item.metric, item.labels),
+                item.increase)
+          << item.process << " " << item.metric;
+    }
+    return after;
+  }
 };
-TestStack* Metrics::stack_ = nullptr;
-HttpsReceiver* Metrics::receiver_ = nullptr;
 
 TEST_F(Metrics, EveryProcessServesItsOwnMetrics) {
   for (const auto& name : kProcesses) {
@@ -99,13 +124,6 @@ TEST_F(Metrics, APayoutMovesTheExpectedCounters) {
             "completed");
   ASSERT_TRUE(receiver_->wait_for_requests(1, std::chrono::seconds(30)));
 
-  // Each expectation: process, metric, labels, increase.
-  struct Expected {
-    std::string process;
-    std::string metric;
-    Labels labels;
-    double increase;
-  };
   const auto transitions = "payrail_resource_transitions_total";
   const auto applied = "payrail_consumer_messages_total";
   const std::vector<Expected> expected{
@@ -151,23 +169,7 @@ TEST_F(Metrics, APayoutMovesTheExpectedCounters) {
       {"webhooks", "payrail_webhook_attempts_total", {{"result", "succeeded"}}, 1},
       {"webhooks", "payrail_webhook_deliveries_settled_total", {{"state", "succeeded"}}, 1},
   };
-  std::map<std::string, Scrape> after;
-  const bool settled = eventually([&] {
-    after = scrape_all();
-    for (const auto& item : expected) {
-      const auto grew = after.at(item.process).sum(item.metric, item.labels) -
-                        before.at(item.process).sum(item.metric, item.labels);
-      if (grew < item.increase) return false;
-    }
-    return true;
-  });
-  EXPECT_TRUE(settled);
-  for (const auto& item : expected) {
-    EXPECT_EQ(after.at(item.process).sum(item.metric, item.labels) -
-                  before.at(item.process).sum(item.metric, item.labels),
-              item.increase)
-        << item.process << " " << item.metric;
-  }
+  const auto after = expect_increases(before, expected);
   // Any relay may publish any row: across the processes, each message exactly once.
   const Labels requested{{"topic", "payouts.requested"}};
   const Labels events{{"topic", "events"}};
@@ -198,6 +200,76 @@ TEST_F(Metrics, APayoutMovesTheExpectedCounters) {
     return screening.sum("payrail_consumer_lag_messages", requested) == 0 &&
            api.value("payrail_outbox_unconsumed_messages", requested) == 0.0 &&
            api.value("payrail_outbox_oldest_unpublished_age_seconds", requested) == 0.0;
+  }));
+}
+
+TEST_F(Metrics, AFiatPayoutMovesTheExpectedCounters) {
+  const auto organization = stack_->create_organization();
+  const auto before = scrape_all();
+  const auto created = create_fiat_payout(stack_->http(), organization.test_key, "metrics-fiat-1",
+                                          fiat_payout_body("100.00", mexico_case(), "Ana Souza"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string payout_id = created.json()["id"].GetString();
+  ASSERT_EQ(wait_for_fiat_status(stack_->http(), organization.test_key, payout_id, {"completed"}),
+            "completed");
+
+  const auto transitions = "payrail_resource_transitions_total";
+  const auto applied = "payrail_consumer_messages_total";
+  const auto stage = "payrail_resource_stage_seconds_count";
+  const Labels fiat{{"resource", "fiat_payout"}};
+  const std::vector<Expected> expected{
+      {"api",
+       "payrail_http_requests_total",
+       {{"method", "POST"}, {"route", "/v1/fiat-payouts"}, {"status", "201"}},
+       1},
+      {"api", "payrail_resources_created_total", fiat, 1},
+      {"api", transitions, {{"resource", "fiat_payout"}, {"status", "pending"}}, 1},
+      {"screening", transitions, {{"resource", "fiat_payout"}, {"status", "screening"}}, 1},
+      {"screening", transitions, {{"resource", "fiat_payout"}, {"status", "processing"}}, 1},
+      {"screening", stage, {{"resource", "fiat_payout"}, {"status", "processing"}}, 1},
+      {"settlement", transitions, {{"resource", "fiat_payout"}, {"status", "completed"}}, 1},
+      {"settlement", stage, {{"resource", "fiat_payout"}, {"status", "completed"}}, 1},
+      {"screening",
+       "payrail_screening_decisions_total",
+       {{"resource", "fiat_payout"}, {"decision", "clear"}, {"reason", "none"}},
+       1},
+      {"screening",
+       applied,
+       {{"topic", "fiat_payouts.requested"},
+        {"group", "payrail-screening"},
+        {"outcome", "applied"}},
+       1},
+      {"execution",
+       applied,
+       {{"topic", "fiat_payouts.approved"}, {"group", "payrail-execution"}, {"outcome", "applied"}},
+       1},
+      {"settlement",
+       applied,
+       {{"topic", "fiat_payouts.sent"}, {"group", "payrail-settlement"}, {"outcome", "applied"}},
+       1},
+      {"execution",
+       "payrail_consumer_apply_duration_seconds_count",
+       {{"topic", "fiat_payouts.approved"}, {"group", "payrail-execution"}},
+       1},
+  };
+  const auto after = expect_increases(before, expected);
+  // No payout moved: the fiat payout is counted under its own resource type only.
+  EXPECT_EQ(total(after, "payrail_resources_created_total", {{"resource", "payout"}}) -
+                total(before, "payrail_resources_created_total", {{"resource", "payout"}}),
+            0);
+  const Labels requested{{"topic", "fiat_payouts.requested"}};
+  EXPECT_EQ(total(after, "payrail_outbox_published_total", requested) -
+                total(before, "payrail_outbox_published_total", requested),
+            1);
+  // Every fiat topic is measured by its consumer, and nothing is left behind.
+  EXPECT_TRUE(eventually([&] {
+    const auto execution = Scrape::from(stack_->metrics_url("execution"));
+    const auto api = Scrape::from(stack_->metrics_url("api"));
+    const Labels approved{{"topic", "fiat_payouts.approved"}, {"group", "payrail-execution"}};
+    return execution.sum("payrail_consumer_assigned_partitions", approved) == 8.0 &&
+           execution.samples("payrail_consumer_lag_messages", approved).size() == 1u &&
+           execution.sum("payrail_consumer_lag_messages", approved) == 0 &&
+           api.value("payrail_outbox_unconsumed_messages", requested) == 0.0;
   }));
 }
 

@@ -1,5 +1,8 @@
 #include "workers/screening/decision.h"
 
+#include "infra/metrics/metrics.h"
+#include "infra/pg/pool.h"
+
 namespace payrail::workers::screening {
 
 infra::repositories::payouts::ScreeningResult decide(
@@ -28,6 +31,14 @@ infra::repositories::payouts::ScreeningResult decide_beneficiary(
   }
   result.blocked = !result.reasons.empty();
   return result;
+}
+
+void count_after_commit(std::string_view resource,
+                        const infra::repositories::payouts::ScreeningResult& result) {
+  infra::pg::after_commit(
+      [resource = std::string(resource), blocked = result.blocked, reasons = result.reasons] {
+        infra::metrics::record_screening_decision(resource, blocked ? "blocked" : "clear", reasons);
+      });
 }
 
 }  // namespace payrail::workers::screening

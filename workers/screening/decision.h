@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "infra/repositories/payouts.h"
 #include "infra/sanctions/sanctions.h"
@@ -36,5 +37,10 @@ struct BeneficiaryToScreen {
 // word order do not matter), internal_blacklist (the operators' list, or the test-mode suffix).
 infra::repositories::payouts::ScreeningResult decide_beneficiary(
     const BeneficiaryToScreen& beneficiary, const infra::sanctions::SanctionsLists& lists);
+
+// Counts the decision in payrail_screening_decisions_total once the transaction recording it
+// commits (`resource`: "payout", "fiat_payout").
+void count_after_commit(std::string_view resource,
+                        const infra::repositories::payouts::ScreeningResult& result);
 
 }  // namespace payrail::workers::screening

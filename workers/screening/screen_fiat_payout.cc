@@ -58,6 +58,7 @@ model::Status record_decision(pqxx::work& tx, const topics::Envelope& message,
       infra::repositories::spend::effective_limits(tx, payout->org_id, resource.mode);
   const auto trigger = trigger_for(result, *payout, limits);
   fiat_payouts::transition(tx, *payout, trigger, {.screening = result});
+  count_after_commit("fiat_payout", result);
   if (trigger == FiatPayoutTrigger::screening_clear) {
     infra::outbox::enqueue(tx, topics::kFiatPayoutsApproved, payout->org_id, resource.mode,
                            resource.id);

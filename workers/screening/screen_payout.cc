@@ -1,7 +1,6 @@
 #include "workers/screening/screen_payout.h"
 
 #include "infra/log/log.h"
-#include "infra/metrics/metrics.h"
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/blacklist.h"
 #include "infra/repositories/payouts.h"
@@ -62,10 +61,7 @@ model::Status record_decision(pqxx::work& tx, const topics::Envelope& message,
       infra::repositories::spend::effective_limits(tx, payout->org_id, resource.mode);
   const auto trigger = trigger_for(result, *payout, limits);
   payouts::transition(tx, *payout, trigger, {.screening = result});
-  infra::pg::after_commit([result] {
-    infra::metrics::record_screening_decision("payout", result.blocked ? "blocked" : "clear",
-                                              result.reasons);
-  });
+  count_after_commit("payout", result);
   if (trigger == PayoutTrigger::screening_clear) {
     infra::outbox::enqueue(tx, topics::kPayoutsApproved, payout->org_id, resource.mode,
                            resource.id);
