@@ -1,5 +1,8 @@
 #include "api/handlers/common.h"
 
+#include "api/services.h"
+#include "infra/log/log.h"
+
 namespace payrail::api {
 
 model::Result<rapidjson::Document> parse_body(const RequestContext& context,
@@ -31,6 +34,18 @@ model::Status check_text(const rapidjson::Value& object, const char* field, std:
   const auto text = model::json::string_member(object, field);
   if (!text) return model::ok_status();  // presence and type were checked by check_object
   return model::json::check_text(*text, field, length_max, required);
+}
+
+model::Result<infra::crypto::DataKey> data_key(const RequestContext& context,
+                                               const char* log_event) {
+  const auto& config = context.services->config;
+  auto key = infra::crypto::DataKey::from_hex(config.webhook_encryption_key_hex,
+                                              config.webhook_encryption_key_previous_hex);
+  if (!key.ok()) {
+    infra::log::error(log_event, {{"error", key.error().message}});
+    return model::Error::make(model::ErrorCode::internal_error, "An internal error occurred.");
+  }
+  return key;
 }
 
 }  // namespace payrail::api

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "api/context.h"
+#include "infra/crypto/data_key.h"
 #include "schemas/model/json.h"
 
 namespace payrail::api {
@@ -23,5 +24,10 @@ HttpResponse json_object_response(int status,
 // Strings with bounded length (1..max) after JSON parsing; param names the field.
 model::Status check_text(const rapidjson::Value& object, const char* field, std::size_t length_max,
                          bool required = true);
+
+// The data key from configuration, with the previous one during a rotation. An invalid key is
+// logged as `log_event` and answered 500 (the process was started with a broken setting).
+model::Result<infra::crypto::DataKey> data_key(const RequestContext& context,
+                                               const char* log_event);
 
 }  // namespace payrail::api

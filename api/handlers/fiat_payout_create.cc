@@ -52,15 +52,6 @@ struct ValidRequest {
   std::optional<std::string> metadata_json;
 };
 
-model::Result<infra::crypto::DataKey> data_key(const RequestContext& context) {
-  auto key = infra::crypto::DataKey::from_hex(context.services->config.webhook_encryption_key_hex);
-  if (!key.ok()) {
-    infra::log::error("fiat_payouts.data_key_invalid", {{"error", key.error().message}});
-    return Error::make(ErrorCode::internal_error, "An internal error occurred.");
-  }
-  return key;
-}
-
 // Checks in a fixed order: Idempotency-Key, the body's shape, beneficiary.name, the corridor
 // (country, currency, account), the amount in the currency's minor units, metadata.
 model::Result<ValidRequest> validate(const RequestContext& context, const rapidjson::Document& body,
@@ -99,12 +90,17 @@ model::Result<ValidRequest> validate(const RequestContext& context, const rapidj
 }
 
 // The key's request: the hash is keyed with the data key, so the idempotency record holds
-// nothing from which an account number could be recovered.
+// nothing from which an account number could be recovered. During a key rotation a key used
+// before it also matches its hash under the previous key.
 screened_create::CreateRequest keyed_request(const ValidRequest& valid,
                                              const infra::crypto::DataKey& key) {
-  return {valid.scope, std::string(kEndpoint),
-          infra::crypto::hmac_sha256(
-              key.bytes(), std::string(kEndpoint) + "\n" + model::json::canonical(*valid.body))};
+  const auto hashed = std::string(kEndpoint) + "\n" + model::json::canonical(*valid.body);
+  screened_create::CreateRequest request{valid.scope, std::string(kEndpoint),
+                                         infra::crypto::hmac_sha256(key.bytes(), hashed)};
+  if (!key.previous_bytes().empty()) {
+    request.previous_request_hash = infra::crypto::hmac_sha256(key.previous_bytes(), hashed);
+  }
+  return request;
 }
 
 // The stored form: the account sealed and masked, the USDC needed at the mode's rate, the USD
@@ -209,7 +205,7 @@ const screened_create::Resource kFiatPayoutResource{
 // transaction, and the answer once screening decided.
 void create_validated(ContextPtr context, Responder responder, const ValidRequest& valid) {
   auto& services = *context->services;
-  auto key = data_key(*context);
+  auto key = data_key(*context, "fiat_payouts.data_key_invalid");
   if (!key.ok()) return responder.send_error(key.error());
   const auto keyed = keyed_request(valid, *key);
   if (valid.scope.mode == model::Mode::live) {

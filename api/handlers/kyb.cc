@@ -22,17 +22,6 @@ using model::json::write_key_string;
 
 constexpr std::size_t kDateLength = 10;  // YYYY-MM-DD
 
-model::Result<infra::crypto::DataKey> data_key(const RequestContext& context) {
-  const auto& config = context.services->config;
-  auto key = infra::crypto::DataKey::from_hex(config.webhook_encryption_key_hex,
-                                              config.webhook_encryption_key_previous_hex);
-  if (!key.ok()) {
-    infra::log::error("kyb.data_key_invalid", {{"error", key.error().message}});
-    return model::Error::make(model::ErrorCode::internal_error, "Internal error.");
-  }
-  return key;
-}
-
 void write_owners(model::json::Writer& writer, const std::vector<model::BeneficialOwner>& owners) {
   write_key(writer, "beneficial_owners");
   writer.StartArray();
@@ -98,7 +87,7 @@ model::Result<HttpResponse> submit(RequestContext& context) {
     org_id = organization->id;
     actor = context.session->subject;
   }
-  auto key = data_key(context);
+  auto key = data_key(context, "kyb.data_key_invalid");
   if (!key.ok()) return key.error();
   auto submitted = submissions::submit(*context.services->db, org_id, *application, *key, actor);
   if (!submitted.ok()) return submitted.error();
@@ -124,7 +113,7 @@ model::Result<HttpResponse> list(RequestContext& context) {
                                 "status");
     }
   }
-  auto key = data_key(context);
+  auto key = data_key(context, "kyb.data_key_invalid");
   if (!key.ok()) return key.error();
   auto page =
       submissions::list(*context.services->db, context.api_key->org_id, status, *query, *key);

@@ -73,9 +73,10 @@ model::Result<std::string> idempotency_key(const HttpRequest& request) {
 }
 
 model::Status check_same_request(const CreateRequest& request, const idempotency::Record& record) {
-  if (record.endpoint == request.endpoint && record.request_hash == request.request_hash) {
-    return model::ok_status();
-  }
+  const bool same_hash = record.request_hash == request.request_hash ||
+                         (!request.previous_request_hash.empty() &&
+                          record.request_hash == request.previous_request_hash);
+  if (record.endpoint == request.endpoint && same_hash) return model::ok_status();
   return Error::make(
       ErrorCode::idempotency_conflict,
       "This Idempotency-Key was already used with a different request; use a new key.");

@@ -40,6 +40,9 @@ struct CreateRequest {
   infra::repositories::idempotency::Scope scope;
   std::string endpoint;      // "POST /v1/payouts"
   std::string request_hash;  // of the endpoint and the normalized body
+  // The same hash under the previous data key while one is configured (a hash keyed with the
+  // data key must still match the requests made before a rotation); empty otherwise.
+  std::string previous_request_hash;
 };
 
 // A request whose key was already used: 409 idempotency_conflict unless it is the same request

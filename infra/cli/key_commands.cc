@@ -76,8 +76,9 @@ int data_key_reseal(const Config& config, const Options&) {
                 "and find the key that sealed them");
   }
   std::printf(
-      "every sealed value uses the current key; PAYRAIL_WEBHOOK_ENCRYPTION_KEY_PREVIOUS "
-      "can be removed\n");
+      "every sealed value uses the current key; PAYRAIL_WEBHOOK_ENCRYPTION_KEY_PREVIOUS can be "
+      "removed from the workers now and from the API after 72 hours (idempotency keys used "
+      "before the rotation; docs/operations.md)\n");
   return 0;
 }
 

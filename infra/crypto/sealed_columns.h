@@ -22,6 +22,7 @@ inline constexpr std::array kSealedColumns{
     SealedColumn{"webhook_endpoints", "id", "secret_ciphertext"},
     SealedColumn{"kyb_beneficial_owners", kBeneficialOwnerKey, "name_sealed"},
     SealedColumn{"kyb_beneficial_owners", kBeneficialOwnerKey, "dob_sealed"},
+    SealedColumn{"fiat_payouts", "id", "account_sealed"},
 };
 
 }  // namespace payrail::infra::crypto

@@ -36,7 +36,9 @@ int main() {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);
         rates = std::make_unique<infra::rates::RateSources>(context.config.rate_source);
-        auto key = infra::crypto::DataKey::from_hex(context.config.webhook_encryption_key_hex);
+        auto key =
+            infra::crypto::DataKey::from_hex(context.config.webhook_encryption_key_hex,
+                                             context.config.webhook_encryption_key_previous_hex);
         if (key.ok()) {
           data_key = std::move(*key);
         } else {
