@@ -6,11 +6,10 @@
 
 #include <signal.h>
 
-#include <map>
-#include <mutex>
+#include <memory>
 #include <thread>
 
-#include "tests/support/fiat_payouts.h"
+#include "tests/support/payout_batch.h"
 #include "tests/support/payouts.h"
 #include "tests/support/replay.h"
 #include "tests/support/stack.h"
@@ -19,9 +18,6 @@ namespace payrail::testing {
 namespace {
 
 constexpr int kBatchSize = 24;
-constexpr auto kBetweenCreates = std::chrono::milliseconds(40);
-// 18.45 MXN is exactly 1 USDC at the reference rate, so balances are easy to state.
-constexpr const char* kAmount = "18.45";
 
 class FiatPayoutRecovery : public ::testing::Test {
  protected:
@@ -33,96 +29,10 @@ class FiatPayoutRecovery : public ::testing::Test {
   }
   static void TearDownTestSuite() { delete stack_; }
 
-  // Creates a batch in the background: every 4th is returned by the partner, every 4th is
-  // blocked, the rest complete. Fills id -> expected terminal status as answers arrive.
-  struct Batch {
-    TestOrganization org;
-    std::map<std::string, std::string> expected;
-    std::mutex mutex;
-    std::thread thread;
-  };
-  std::unique_ptr<Batch> start_batch() {
-    auto batch = std::make_unique<Batch>();
-    batch->org = stack_->create_organization();
-    batch->thread = std::thread([this, raw = batch.get()] {
-      for (int i = 0; i < kBatchSize; ++i) {
-        const auto name = i % 4 == 0   ? "Ana Souza FAIL"
-                          : i % 4 == 1 ? "Ana Souza BLOCKED"
-                                       : "Ana Souza";
-        const auto expected = i % 4 == 0 ? "failed" : i % 4 == 1 ? "blocked" : "completed";
-        send_until_answered(*raw, i, name, expected);
-        std::this_thread::sleep_for(kBetweenCreates);
-      }
-    });
-    return batch;
-  }
-
-  // Retries with the same Idempotency-Key until the API answers with the fiat payout.
-  void send_until_answered(Batch& batch, int index, const std::string& name,
-                           const std::string& expected) {
-    const auto body = fiat_payout_body(kAmount, mexico_case(), name);
-    for (int attempt = 0; attempt < 600; ++attempt) {
-      try {
-        const auto response = create_fiat_payout(stack_->http(), batch.org.test_key,
-                                                 "batch-" + std::to_string(index), body);
-        std::string id;
-        if (response.status == 201) id = response.json()["id"].GetString();
-        if (response.status == 403) id = response.json()["error"]["fiat_payout_id"].GetString();
-        if (!id.empty()) {
-          std::lock_guard lock(batch.mutex);
-          batch.expected[id] = expected;
-          return;
-        }
-      } catch (const std::exception&) {
-        // Connection refused: retry with the same key.
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ADD_FAILURE() << "fiat payout " << index << " never answered";
-  }
-
-  void verify(Batch& batch) {
-    batch.thread.join();
-    ASSERT_EQ(batch.expected.size(), static_cast<std::size_t>(kBatchSize));
-    int completed = 0;
-    for (const auto& [id, expected] : batch.expected) {
-      EXPECT_EQ(wait_for_fiat_status(stack_->http(), batch.org.test_key, id, {expected},
-                                     std::chrono::seconds(90)),
-                expected)
-          << id;
-      completed += expected == "completed";
-      expect_exactly_once(id, expected);
-    }
-    const auto& db = stack_->database();
-    EXPECT_EQ(db.scalar("SELECT count(*) FROM fiat_payouts WHERE org_id = '" + batch.org.id + "'"),
-              std::to_string(kBatchSize));
-    EXPECT_EQ(balance_of(db, batch.org.id, "test", "USDC"),
-              std::to_string(1000000 - completed) + "/0");
-    EXPECT_EQ(ledger_mismatch(db), "");
-    EXPECT_EQ(db.scalar("SELECT count(*) FROM (SELECT resource_id FROM events GROUP BY resource_id "
-                        "HAVING max(sequence) <> count(*)) gaps"),
-              "0");
-  }
-
-  void expect_exactly_once(const std::string& id, const std::string& expected) {
-    const auto& db = stack_->database();
-    EXPECT_EQ(event_count(db, id, "fiat_payout." + expected), 1) << id;
-    EXPECT_EQ(event_count(db, id, "fiat_payout.processing"), expected == "blocked" ? 0 : 1) << id;
-    EXPECT_EQ(db.scalar("SELECT count(*) FROM events WHERE resource_id = '" + id + "'"),
-              expected == "blocked" ? "1" : "2")
-        << id;
-    const auto outcome = expected == "completed" ? "settle"
-                         : expected == "failed"  ? "refund"
-                                                 : "release";
-    EXPECT_EQ(db.scalar("SELECT string_agg(kind, ',' ORDER BY id) FROM journal_entries WHERE "
-                        "resource_id = '" +
-                        id + "'"),
-              std::string("hold,") + outcome)
-        << id;
-    EXPECT_EQ(db.scalar("SELECT count(*) FROM resource_transitions WHERE resource_id = '" + id +
-                        "' AND to_status = '" + expected + "'"),
-              "1")
-        << id;
+  // Every 4th is returned by the partner, every 4th is blocked, the rest complete.
+  static std::unique_ptr<PayoutBatch> start_batch() {
+    return std::make_unique<PayoutBatch>(*stack_, kBatchSize, std::chrono::milliseconds(40),
+                                         BatchKind::fiat_payout);
   }
 
   void kill_and_restart_mid_stream(const std::string& role) {
@@ -131,7 +41,7 @@ class FiatPayoutRecovery : public ::testing::Test {
     stack_->stop(role, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     stack_->start(role);
-    verify(*batch);
+    batch->verify();
   }
 
   static TestStack* stack_;
@@ -150,8 +60,7 @@ TEST_F(FiatPayoutRecovery, KillNineSettlementMidStream) {
 
 // Replaying a topic = rewinding its consumer group to offset 0 while the group is stopped.
 TEST_F(FiatPayoutRecovery, ReplayingEveryFiatTopicFromZeroChangesNothing) {
-  auto batch = start_batch();
-  verify(*batch);
+  start_batch()->verify();
   const auto& db = stack_->database();
   const auto snapshot = [&] {
     return db.scalar(

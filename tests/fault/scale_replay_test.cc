@@ -1,7 +1,7 @@
 // Scale and replay, on a stack with two processes of each payout role and the outbox re-drive
 // pushed out of reach (10 min), so recovery comes from Kafka and the operator's tools alone:
-// - kill -9 one of two processes of a role under load: its partitions move to the other process
-//   and every payout still ends exactly once;
+// - kill -9 one of two processes of a role under load (payouts and fiat payouts): its partitions
+//   of both topics move to the other process and every payout and fiat payout ends exactly once;
 // - `payrail offsets-reset --to-time` replays only what follows the time and changes nothing
 //   already applied, and brings back work a group had skipped;
 // - `payrail republish` re-publishes a time range from Postgres after the broker lost its data:
@@ -29,6 +29,7 @@ class ScaleAndReplay : public ::testing::Test {
     stack_ = new TestStack({.workers = kRoles,
                             .env = {{"PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", "600000"},
                                     {"PAYRAIL_SCREENING_WAIT_MS", "300"},
+                                    {"PAYRAIL_FIAT_SETTLEMENT_DELAY_MS", "100"},
                                     // A dead member's partitions move after 3 s.
                                     {"PAYRAIL_KAFKA_SESSION_TIMEOUT_MS", "3000"}},
                             .processes = {{"screening", 2}, {"execution", 2}, {"settlement", 2}}});
@@ -85,24 +86,31 @@ class ScaleAndReplay : public ::testing::Test {
     EXPECT_EQ(lag("payouts.requested"), expected_to_apply);
   }
 
-  // Kills the second process of `role` under load and checks that the first took over all of
-  // the role's partitions and that every payout ended exactly once; then restarts it.
-  void kill_one_of_two(const std::string& role, const std::string& topic) {
+  // Kills the second process of `role` under a load of payouts and fiat payouts, and checks
+  // that the first took over all of the role's partitions of both topics and that every payout
+  // and fiat payout ended exactly once; then restarts it.
+  void kill_one_of_two(const std::string& role, const std::vector<std::string>& topics) {
     const auto survivor = role;
     const auto victim = role + "-2";
-    PayoutBatch batch(*stack_, kBatchSize);
+    PayoutBatch payouts(*stack_, kBatchSize);
+    PayoutBatch fiat_payouts(*stack_, kBatchSize, std::chrono::milliseconds(40),
+                             BatchKind::fiat_payout);
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     stack_->stop(victim, SIGKILL);
-    batch.verify();
-    const auto owned = [&] {
-      return Scrape::from(stack_->metrics_url(survivor))
-          .sum("payrail_consumer_assigned_partitions", {{"topic", topic}});
-    };
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (owned() != 8 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    payouts.verify();
+    fiat_payouts.verify();
+    for (const auto& topic : topics) {
+      const auto owned = [&] {
+        return Scrape::from(stack_->metrics_url(survivor))
+            .sum("payrail_consumer_assigned_partitions", {{"topic", topic}});
+      };
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (owned() != 8 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      EXPECT_EQ(owned(), 8) << survivor << " did not take over the " << topic << " partitions of "
+                            << victim;
     }
-    EXPECT_EQ(owned(), 8) << survivor << " did not take over the partitions of " << victim;
     stack_->start(victim);
   }
 
@@ -122,13 +130,13 @@ class ScaleAndReplay : public ::testing::Test {
 };
 
 TEST_F(ScaleAndReplay, KillingOneOfTwoScreeningProcessesLosesNothing) {
-  kill_one_of_two("screening", "payouts.requested");
+  kill_one_of_two("screening", {"payouts.requested", "fiat_payouts.requested"});
 }
 TEST_F(ScaleAndReplay, KillingOneOfTwoExecutionProcessesLosesNothing) {
-  kill_one_of_two("execution", "payouts.approved");
+  kill_one_of_two("execution", {"payouts.approved", "fiat_payouts.approved"});
 }
 TEST_F(ScaleAndReplay, KillingOneOfTwoSettlementProcessesLosesNothing) {
-  kill_one_of_two("settlement", "payouts.broadcast");
+  kill_one_of_two("settlement", {"payouts.broadcast", "fiat_payouts.sent"});
 }
 
 TEST_F(ScaleAndReplay, ReplayFromATimeAppliesOnlyWhatFollowsAndChangesNothing) {

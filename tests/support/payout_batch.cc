@@ -2,19 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/fiat_payouts.h"
 #include "tests/support/payouts.h"
 
 namespace payrail::testing {
 
-PayoutBatch::PayoutBatch(TestStack& stack, int size, std::chrono::milliseconds between)
-    : stack_(stack), size_(size), organization_(stack.create_organization()) {
+PayoutBatch::PayoutBatch(TestStack& stack, int size, std::chrono::milliseconds between,
+                         BatchKind kind)
+    : stack_(stack), size_(size), kind_(kind), organization_(stack.create_organization()) {
   thread_ = std::thread([this, between] {
     for (int i = 0; i < size_; ++i) {
-      const auto address = i % 4 == 0   ? fail_trigger_address()
-                           : i % 4 == 1 ? blocked_trigger_address()
-                                        : random_evm_address();
-      const auto expected = i % 4 == 0 ? "failed" : i % 4 == 1 ? "blocked" : "completed";
-      send_until_answered(i, address, expected);
+      send_until_answered(i, i % 4 == 0 ? "failed" : i % 4 == 1 ? "blocked" : "completed");
       std::this_thread::sleep_for(between);
     }
   });
@@ -24,16 +22,41 @@ PayoutBatch::~PayoutBatch() {
   if (thread_.joinable()) thread_.join();
 }
 
-void PayoutBatch::send_until_answered(int index, const std::string& address,
-                                      const std::string& expected) {
-  const auto body = payout_body("1", "USDC", "polygon", address);
+namespace {
+
+// 18.45 MXN is exactly 1 USDC at the reference rate, like the 1 USDC of a payout.
+constexpr const char* kFiatAmount = "18.45";
+
+// The request for a payout that ends `expected`, through the test-mode triggers.
+std::string body_for(BatchKind kind, const std::string& expected) {
+  if (kind == BatchKind::fiat_payout) {
+    const auto name = expected == "failed"    ? "Ana Souza FAIL"
+                      : expected == "blocked" ? "Ana Souza BLOCKED"
+                                              : "Ana Souza";
+    return fiat_payout_body(kFiatAmount, mexico_case(), name);
+  }
+  const auto address = expected == "failed"    ? fail_trigger_address()
+                       : expected == "blocked" ? blocked_trigger_address()
+                                               : random_evm_address();
+  return payout_body("1", "USDC", "polygon", address);
+}
+
+}  // namespace
+
+void PayoutBatch::send_until_answered(int index, const std::string& expected) {
+  const bool fiat = kind_ == BatchKind::fiat_payout;
+  const auto body = body_for(kind_, expected);
+  const auto key = "batch-" + std::to_string(index);
   for (int attempt = 0; attempt < 600; ++attempt) {
     try {
-      const auto response = create_payout(stack_.http(), organization_.test_key,
-                                          "batch-" + std::to_string(index), body);
+      const auto response =
+          fiat ? create_fiat_payout(stack_.http(), organization_.test_key, key, body)
+               : create_payout(stack_.http(), organization_.test_key, key, body);
       std::string id;
       if (response.status == 201) id = response.json()["id"].GetString();
-      if (response.status == 403) id = response.json()["error"]["payout_id"].GetString();
+      if (response.status == 403) {
+        id = response.json()["error"][fiat ? "fiat_payout_id" : "payout_id"].GetString();
+      }
       if (!id.empty()) {
         std::lock_guard lock(mutex_);
         expected_[id] = expected;
@@ -56,15 +79,23 @@ void PayoutBatch::verify(std::chrono::seconds timeout) {
   wait_answered();
   ASSERT_EQ(expected_.size(), static_cast<std::size_t>(size_));
   int completed = 0;
+  const bool fiat = kind_ == BatchKind::fiat_payout;
   for (const auto& [id, expected] : expected_) {
-    EXPECT_EQ(wait_for_status(stack_.http(), organization_.test_key, id, {expected}, timeout),
-              expected)
+    const auto path = (fiat ? "/v1/fiat-payouts/" : "/v1/payouts/") + id;
+    EXPECT_EQ(
+        wait_for_resource_status(stack_.http(), organization_.test_key, path, {expected}, timeout),
+        expected)
         << id;
     completed += expected == "completed";
-    expect_exactly_once(id, expected);
+    if (fiat) {
+      expect_fiat_exactly_once(id, expected);
+    } else {
+      expect_exactly_once(id, expected);
+    }
   }
   const auto& db = stack_.database();
-  EXPECT_EQ(db.scalar("SELECT count(*) FROM payouts WHERE org_id = '" + organization_.id + "'"),
+  EXPECT_EQ(db.scalar(std::string("SELECT count(*) FROM ") + (fiat ? "fiat_payouts" : "payouts") +
+                      " WHERE org_id = '" + organization_.id + "'"),
             std::to_string(size_));
   EXPECT_EQ(balance_of(db, organization_.id, "test", "USDC"),
             std::to_string(1000000 - completed) + "/0");
@@ -74,11 +105,11 @@ void PayoutBatch::verify(std::chrono::seconds timeout) {
             "0");
 }
 
-void PayoutBatch::expect_exactly_once(const std::string& id, const std::string& expected) {
-  const auto& db = stack_.database();
-  EXPECT_EQ(event_count(db, id, "payout.created"), 1) << id;
-  EXPECT_EQ(event_count(db, id, "payout." + expected), 1) << id;
-  EXPECT_EQ(event_count(db, id, "payout.processing"), expected == "blocked" ? 0 : 1) << id;
+namespace {
+
+// One hold and one outcome in the journal.
+void expect_hold_and_outcome(const TestDatabase& db, const std::string& id,
+                             const std::string& expected) {
   const auto outcome = expected == "completed" ? "settle"
                        : expected == "failed"  ? "refund"
                                                : "release";
@@ -86,6 +117,30 @@ void PayoutBatch::expect_exactly_once(const std::string& id, const std::string& 
                       "resource_id = '" +
                       id + "'"),
             std::string("hold,") + outcome)
+      << id;
+}
+
+}  // namespace
+
+void PayoutBatch::expect_exactly_once(const std::string& id, const std::string& expected) {
+  const auto& db = stack_.database();
+  EXPECT_EQ(event_count(db, id, "payout.created"), 1) << id;
+  EXPECT_EQ(event_count(db, id, "payout." + expected), 1) << id;
+  EXPECT_EQ(event_count(db, id, "payout.processing"), expected == "blocked" ? 0 : 1) << id;
+  expect_hold_and_outcome(db, id, expected);
+}
+
+void PayoutBatch::expect_fiat_exactly_once(const std::string& id, const std::string& expected) {
+  const auto& db = stack_.database();
+  EXPECT_EQ(event_count(db, id, "fiat_payout." + expected), 1) << id;
+  EXPECT_EQ(event_count(db, id, "fiat_payout.processing"), expected == "blocked" ? 0 : 1) << id;
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM events WHERE resource_id = '" + id + "'"),
+            expected == "blocked" ? "1" : "2")
+      << id;
+  expect_hold_and_outcome(db, id, expected);
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM resource_transitions WHERE resource_id = '" + id +
+                      "' AND to_status = '" + expected + "'"),
+            "1")
       << id;
 }
 

@@ -1,7 +1,8 @@
-// A stream of payouts created in the background for recovery tests, and the checks that nothing
-// was lost or applied twice: every 4th payout fails its broadcast, every 4th is blocked, the
-// rest complete. Creates are retried with the same Idempotency-Key until the API answers (it may
-// be restarting).
+// A stream of payouts or fiat payouts created in the background for recovery tests, and the
+// checks that nothing was lost or applied twice: every 4th fails (its broadcast, or the partner
+// returns it), every 4th is blocked by screening, the rest complete, each for exactly 1 USDC.
+// Creates are retried with the same Idempotency-Key until the API answers (it may be
+// restarting).
 #pragma once
 
 #include <chrono>
@@ -14,10 +15,13 @@
 
 namespace payrail::testing {
 
+enum class BatchKind { payout, fiat_payout };
+
 class PayoutBatch {
  public:
   PayoutBatch(TestStack& stack, int size,
-              std::chrono::milliseconds between = std::chrono::milliseconds(40));
+              std::chrono::milliseconds between = std::chrono::milliseconds(40),
+              BatchKind kind = BatchKind::payout);
   ~PayoutBatch();
   PayoutBatch(const PayoutBatch&) = delete;
   PayoutBatch& operator=(const PayoutBatch&) = delete;
@@ -31,11 +35,13 @@ class PayoutBatch {
   const TestOrganization& organization() const { return organization_; }
 
  private:
-  void send_until_answered(int index, const std::string& address, const std::string& expected);
+  void send_until_answered(int index, const std::string& expected);
   void expect_exactly_once(const std::string& id, const std::string& expected);
+  void expect_fiat_exactly_once(const std::string& id, const std::string& expected);
 
   TestStack& stack_;
   int size_;
+  BatchKind kind_;
   TestOrganization organization_;
   std::map<std::string, std::string> expected_;
   std::mutex mutex_;
