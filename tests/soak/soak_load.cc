@@ -2,7 +2,8 @@
 // first (writing its certificate's path to --ca-path-file, so the stack can be started trusting
 // it), waits for the stack, creates organizations with a webhook endpoint each, then creates
 // payouts at a constant rate (a mix that completes, fails its broadcast or is blocked) and lists
-// them, for --minutes. It prints one line a minute and a summary; never a test.
+// them, for --minutes (a third of them fiat payouts). It prints one line a minute and a summary;
+// never a test.
 #include <atomic>
 #include <cstdio>
 #include <ctime>
@@ -14,6 +15,7 @@
 
 #include "infra/auth/jwt.h"
 #include "infra/crypto/crypto.h"
+#include "tests/support/fiat_payouts.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/payouts.h"
 #include "tests/support/tokens.h"
@@ -68,10 +70,30 @@ std::string prepare_organization(const HttpClient& http, const HttpsReceiver& re
   const auto endpoint =
       http.post("/v1/webhooks",
                 R"({"url":")" + receiver.url("/soak") +
-                    R"(","events":["payout.completed","payout.failed","payout.blocked"]})",
+                    R"(","events":["payout.completed","payout.failed","payout.blocked",)"
+                    R"("fiat_payout.completed","fiat_payout.failed","fiat_payout.blocked"]})",
                 with_key(key));
   if (endpoint.status != 201) throw std::runtime_error("endpoint: " + endpoint.body);
   return key;
+}
+
+// The n-th create: every third a fiat payout (18.45 MXN, 1 USDC), the others 0.01 USDC payouts;
+// one in ten of each fails (broadcast or partner) and one in ten is blocked by screening.
+int create(const HttpClient& http, const std::string& key, long n) {
+  const auto idempotency_key = "soak-" + std::to_string(n);
+  if (n % 3 == 2) {
+    const auto name = n % 10 == 0   ? "Ana Souza FAIL"
+                      : n % 10 == 1 ? "Ana Souza BLOCKED"
+                                    : "Ana Souza";
+    return create_fiat_payout(http, key, idempotency_key,
+                              fiat_payout_body("18.45", mexico_case(), name))
+        .status;
+  }
+  const auto address = n % 10 == 0   ? fail_trigger_address()
+                       : n % 10 == 1 ? blocked_trigger_address()
+                                     : random_evm_address();
+  return create_payout(http, key, idempotency_key, payout_body("0.01", "USDC", "polygon", address))
+      .status;
 }
 
 bool wait_for_stack(const HttpClient& http) {
@@ -124,15 +146,10 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_until(next);
         next += std::chrono::duration_cast<Clock::duration>(interval);
         const long n = sent++;
-        const auto address = n % 10 == 0   ? fail_trigger_address()
-                             : n % 10 == 1 ? blocked_trigger_address()
-                                           : random_evm_address();
         const auto& key = keys[n % keys.size()];
         int status = 0;
         try {
-          status = create_payout(http, key, "soak-" + std::to_string(n),
-                                 payout_body("0.01", "USDC", "polygon", address))
-                       .status;
+          status = create(http, key, n);
           if (n % 5 == 0) http.get("/v1/payouts?limit=10", with_key(key));
         } catch (const std::exception&) {
           status = 0;
