@@ -4,7 +4,8 @@
 #   1. a run killed outright (kill -9, as a supervisor that gave up would) leaves PostgreSQL
 #      running; the next run detects it, stops it and starts cleanly;
 #   2. that run serves N processes of a role and of the API, each with its metrics, and stops
-#      everything, PostgreSQL included, within 10 s of SIGTERM;
+#      everything, PostgreSQL included, within 10 s of SIGTERM, under a stream of payouts; the
+#      next run finishes every payout the stop cut short, exactly once;
 #   3. a port already taken stops infra/up at once with a message naming the port and the
 #      setting that changes it, before anything is started.
 set -euo pipefail
@@ -85,6 +86,33 @@ done
 curl -fsS "http://127.0.0.1:$PAYRAIL_HTTP_PORT/v1/health" >/dev/null || fail "API not healthy"
 echo "ok: stale PostgreSQL stopped; 2 API, 2 screening, 2 webhooks processes with their metrics"
 
+# A steady stream of payouts (one every 50 ms, each with its own Idempotency-Key) is running
+# when SIGTERM arrives; what the stop cut short must be finished by the next run.
+API="http://127.0.0.1:$PAYRAIL_HTTP_PORT"
+SESSION=$(PAYRAIL_IDP_HS256_SECRET=payrail-development-session-secret-do-not-use \
+  "$PAYRAIL_BUILD_DIR/infra/payrail" dev-session --email up-test@example.com)
+API_KEY=$(curl -fsS -X POST "$API/v1/organizations" -H "Authorization: Bearer $SESSION" \
+  -H 'Content-Type: application/json' \
+  -d '{"legal_name":"Up Test Ltd","display_name":"Up Test","country":"CA"}' |
+  jq -r .api_key.key)
+[[ $API_KEY == ck_test_* ]] || fail "no test key"
+create_payout() {  # create_payout <index>: prints the HTTP status (000: no answer)
+  local address
+  address=0x$(printf 'stop-%s' "$1" | sha1sum | cut -c1-40)
+  curl -sS -o /dev/null -w '%{http_code}' --max-time 15 -X POST "$API/v1/payouts" \
+    -H "X-API-Key: $API_KEY" -H "Idempotency-Key: stop-$1" -H 'Content-Type: application/json' \
+    -d '{"amount":"1","currency":"USDC","destination":{"network":"polygon","address":"'"$address"'"}}' \
+    2>/dev/null || true
+}
+LOAD_SIZE=60
+: >"$WORK/load"
+(for i in $(seq 1 $LOAD_SIZE); do
+  echo "$i $(create_payout "$i")" >>"$WORK/load" &
+  sleep 0.05
+done; wait) &
+LOAD=$!
+for _ in $(seq 1 100); do [ "$(wc -l <"$WORK/load")" -ge 10 ] && break; sleep 0.1; done
+
 started=$(date +%s%3N)
 kill -TERM "$UP_PID"
 while kill -0 "$UP_PID" 2>/dev/null; do
@@ -101,6 +129,41 @@ for port in $PAYRAIL_HTTP_PORT $PAYRAIL_KAFKA_PORT $PAYRAIL_PG_PORT; do
   port_in_use "$port" && fail "port $port still in use after the stop"
 done
 echo "ok: everything stopped within the bound, PostgreSQL included"
+wait "$LOAD" || true
+answered=$(awk '$2 == 201 || $2 == 202' "$WORK/load" | wc -l)
+echo "the load: $answered of $LOAD_SIZE creates answered before the stop"
+
+# 2b. The next run finishes what the stop cut short: the creates that got no answer are retried
+# with their Idempotency-Key, and every payout ends exactly once.
+start_up up2b
+for i in $(seq 1 $LOAD_SIZE); do
+  status=$(create_payout "$i")
+  [ "$status" = 201 ] || [ "$status" = 202 ] || fail "create $i after the restart answered $status"
+done
+psql_scalar() {
+  psql -XAtq "postgresql://payrail@127.0.0.1:$PAYRAIL_PG_PORT/payrail" -c "$1"
+}
+for _ in $(seq 1 600); do
+  [ "$(psql_scalar "SELECT count(*) FROM payouts WHERE status NOT IN ('completed', 'failed',
+    'blocked')")" = 0 ] && break
+  sleep 0.1
+done
+[ "$(psql_scalar "SELECT count(*) FROM payouts")" = $LOAD_SIZE ] || fail "not $LOAD_SIZE payouts"
+[ "$(psql_scalar "SELECT count(*) FROM payouts WHERE status <> 'completed'")" = 0 ] ||
+  fail "payouts did not complete: $(psql_scalar "SELECT status, count(*) FROM payouts GROUP BY 1")"
+[ "$(psql_scalar "SELECT count(*) FROM (SELECT 1 FROM events GROUP BY resource_id, type
+  HAVING count(*) > 1) twice")" = 0 ] || fail "an event was emitted twice"
+[ "$(psql_scalar "SELECT count(*) FROM (SELECT resource_id FROM journal_entries
+  WHERE resource_id LIKE 'po\\_%' GROUP BY resource_id
+  HAVING string_agg(kind, ',' ORDER BY id) <> 'hold,settle') wrong")" = 0 ] ||
+  fail "a payout's journal is not exactly one hold and one settle"
+[ "$(psql_scalar "SELECT trim_scale(available) || '/' || trim_scale(held) FROM balances
+  WHERE mode = 'test' AND asset = 'USDC'")" = "$((1000000 - LOAD_SIZE))/0" ] ||
+  fail "the balance does not add up"
+kill -TERM "$UP_PID"
+wait "$UP_PID" || fail "infra/up exited with an error after SIGTERM"
+UP_PID=""
+echo "ok: the next run finished every payout of the interrupted load exactly once"
 
 # 3. A port taken by another program: a clear message, nothing started.
 PAYRAIL_KAFKA_PORT=$PAYRAIL_HTTP_PORT PAYRAIL_METRICS_PORT=0 \
