@@ -16,11 +16,12 @@ source "$ROOT/infra/scripts/common.sh"
 WORK=$(mktemp -d /tmp/payrail-up-test.XXXXXX)
 chmod 755 "$WORK"
 UP_PID=""
+# Under set -e a failing command here would replace the test's exit status: none may fail.
 cleanup() {
-  [ -n "$UP_PID" ] && kill -KILL "$UP_PID" 2>/dev/null
+  [ -z "$UP_PID" ] || kill -KILL "$UP_PID" 2>/dev/null || true
   if [ -n "${BLOCKER:-}" ]; then
-    kill -KILL "$BLOCKER" 2>/dev/null
-    wait "$BLOCKER" 2>/dev/null
+    kill -KILL "$BLOCKER" 2>/dev/null || true
+    wait "$BLOCKER" 2>/dev/null || true
   fi
   stop_stale_postgres "$(postgres_cluster_dir "$WORK/data/postgres" "$(postgres_user)")" 2>/dev/null
   [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
