@@ -1,11 +1,13 @@
-// Metrics end to end: every process of a real stack serves Prometheus text, and one payout moves
-// the counters it should by exactly the expected amounts (HTTP, consumers, transitions, stages,
-// screening, outbox, webhooks), in the processes that did the work.
+// Metrics end to end: every process of a real stack serves Prometheus text, and one payout, one
+// fiat payout and one collection each move the counters they should by exactly the expected
+// amounts (HTTP, consumers, transitions, stages, screening, outbox, webhooks), in the processes
+// that did the work.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <thread>
 
+#include "tests/support/collections.h"
 #include "tests/support/fiat_payouts.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/metrics.h"
@@ -271,6 +273,47 @@ TEST_F(Metrics, AFiatPayoutMovesTheExpectedCounters) {
            execution.sum("payrail_consumer_lag_messages", approved) == 0 &&
            api.value("payrail_outbox_unconsumed_messages", requested) == 0.0;
   }));
+}
+
+TEST_F(Metrics, ACollectionMovesTheExpectedCounters) {
+  const auto organization = stack_->create_organization();
+  const auto before = scrape_all();
+  const auto created =
+      create_collection(stack_->http(), organization.test_key, "metrics-collection-1",
+                        collection_body("100.00", "CAD", "interac_etransfer"));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json()["id"].GetString();
+  const auto received = collection_helper(stack_->http(), organization.test_key, id, "receive");
+  ASSERT_EQ(received.status, 202) << received.body;
+  ASSERT_EQ(wait_for_collection(stack_->http(), organization.test_key, id, {"settled"}), "settled");
+
+  const auto transitions = "payrail_resource_transitions_total";
+  const auto applied = "payrail_consumer_messages_total";
+  const std::vector<Expected> expected{
+      {"api",
+       "payrail_http_requests_total",
+       {{"method", "POST"}, {"route", "/v1/collections"}, {"status", "201"}},
+       1},
+      {"api", "payrail_resources_created_total", {{"resource", "collection"}}, 1},
+      {"api", transitions, {{"resource", "collection"}, {"status", "awaiting_payment"}}, 1},
+      {"settlement", transitions, {{"resource", "collection"}, {"status", "received"}}, 1},
+      {"settlement", transitions, {{"resource", "collection"}, {"status", "settled"}}, 1},
+      {"settlement",
+       "payrail_resource_stage_seconds_count",
+       {{"resource", "collection"}, {"status", "settled"}},
+       1},
+      {"settlement",
+       applied,
+       {{"topic", "collections.provider_events"},
+        {"group", "payrail-settlement"},
+        {"outcome", "applied"}},
+       1},
+      {"settlement",
+       applied,
+       {{"topic", "collections.received"}, {"group", "payrail-settlement"}, {"outcome", "applied"}},
+       1},
+  };
+  expect_increases(before, expected);
 }
 
 TEST_F(Metrics, LabelsCarryNoIdentifiers) {
