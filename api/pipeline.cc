@@ -8,6 +8,7 @@
 #include "api/middleware/rate_limiter.h"
 #include "api/router.h"
 #include "infra/log/log.h"
+#include "schemas/model/text.h"
 
 namespace payrail::api {
 namespace {
@@ -22,6 +23,31 @@ std::string join(const std::vector<std::string>& values, std::string_view separa
     joined += value;
   }
   return joined;
+}
+
+// Every string a handler can read from the request line and headers is checked here once, so
+// none can carry invalid UTF-8 or a NUL into a query, a log line or a response.
+model::Status check_request_text(const HttpRequest& request,
+                                 const std::map<std::string, std::string>& path_params) {
+  using model::text::check_clean;
+  for (const auto& [name, value] : path_params) {
+    if (auto status = check_clean(value, name); !status.ok()) return status;
+  }
+  for (const auto& [name, value] : request.query) {
+    if (auto status = check_clean(name, name); !status.ok()) return status;
+    if (auto status = check_clean(value, name); !status.ok()) return status;
+  }
+  for (const auto& [name, value] : request.headers) {
+    if (auto status = check_clean(value, name); !status.ok()) return status;
+  }
+  // Fields read as one value: a repeated one could be read differently by a proxy in front.
+  for (const std::string_view name : {"Content-Type", "Idempotency-Key", "Payrail-Organization"}) {
+    if (request.header_repeated(name)) {
+      return model::bad_request("The " + std::string(name) + " header must appear once.",
+                                std::string(name));
+    }
+  }
+  return model::ok_status();
 }
 
 model::Status check_content_type(const HttpRequest& request) {
@@ -125,6 +151,9 @@ void handle_request(Services& services, HttpRequest request, Responder responder
   context->request = std::move(request);
   context->path_params = std::move(match.path_params);
   context->services = &services;
+  if (auto status = check_request_text(context->request, context->path_params); !status.ok()) {
+    return responder.send_error(status.error());
+  }
   if (auto status = check_content_type(context->request); !status.ok()) {
     return responder.send_error(status.error());
   }

@@ -4,6 +4,11 @@
 #include <ctime>
 
 namespace payrail::infra::time {
+namespace {
+
+constexpr int kYearMin = 1970;
+
+}  // namespace
 
 std::string format_utc(TimePoint point) {
   const auto seconds = std::chrono::system_clock::to_time_t(point);
@@ -38,8 +43,9 @@ std::optional<TimePoint> parse_utc(std::string_view text) {
                   &parts.tm_mday, &parts.tm_hour, &parts.tm_min, &parts.tm_sec) != 6) {
     return std::nullopt;
   }
-  if (parts.tm_mon < 1 || parts.tm_mon > 12 || parts.tm_mday < 1 || parts.tm_mday > 31 ||
-      parts.tm_hour > 23 || parts.tm_min > 59 || parts.tm_sec > 60) {
+  // The sane range: 1970 onwards (nothing in Payrail is older; PostgreSQL has no year 0).
+  if (parts.tm_year < kYearMin || parts.tm_mon < 1 || parts.tm_mon > 12 || parts.tm_mday < 1 ||
+      parts.tm_mday > 31 || parts.tm_hour > 23 || parts.tm_min > 59 || parts.tm_sec > 60) {
     return std::nullopt;
   }
   const int day = parts.tm_mday;

@@ -328,6 +328,7 @@ model::Result<WebhookUrl> parse_webhook_url(std::string_view text) {
     return url_error("url must start with https://.");
   }
   if (text.find('#') != std::string_view::npos) return url_error("url must not have a fragment.");
+  const std::string normalized = std::string(kScheme) + std::string(text.substr(kScheme.size()));
   text.remove_prefix(kScheme.size());
   const auto authority_end = text.find_first_of("/?");
   const auto authority = text.substr(0, authority_end);
@@ -339,6 +340,7 @@ model::Result<WebhookUrl> parse_webhook_url(std::string_view text) {
   url.path_and_query =
       authority_end == std::string_view::npos ? "/" : std::string(text.substr(authority_end));
   if (url.path_and_query.front() == '?') url.path_and_query.insert(0, "/");
+  url.text = normalized;
   return url;
 }
 

@@ -41,6 +41,10 @@ enum class ErrorCode {
   provider_unavailable,
   service_unavailable,
   internal_error,
+  // Appended below; the table in errors.cc is indexed by these values.
+  header_fields_too_large,  // 431, wire code bad_request
+  uri_too_long,             // 414, wire code bad_request
+  credentials_ambiguous,    // 401: two different credentials in one request
 };
 
 struct ErrorSpec {
