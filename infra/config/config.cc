@@ -114,6 +114,7 @@ model::Result<Config> load_config_from_environment() {
   const std::initializer_list<model::Status> checks{
       read_int("PAYRAIL_HTTP_PORT", 0, 65535, config.http_port),
       read_int("PAYRAIL_HTTP_THREADS", 1, 64, config.http_reactor_threads),
+      read_int("PAYRAIL_HTTP_IDLE_TIMEOUT_MS", 100, 3600000, config.http_idle_timeout_ms),
       read_int("PAYRAIL_API_WORKERS", 1, 256, config.api_worker_threads),
       read_int("PAYRAIL_API_QUEUE_MAX", 1, 100000, config.api_queue_max),
       read_int("PAYRAIL_DB_POOL_SIZE", 1, 256, config.db_pool_size),

@@ -25,6 +25,7 @@ struct Config {
   std::string http_address = "127.0.0.1";
   int http_port = 8080;
   int http_reactor_threads = 2;
+  int http_idle_timeout_ms = 60000;  // keep-alive connections idle this long are closed
   int api_worker_threads = 16;
   int api_queue_max = 2048;
   int db_pool_size = 16;
