@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "api/middleware/authentication.h"
 #include "api/middleware/rate_limiter.h"
@@ -25,6 +26,25 @@ std::string join(const std::vector<std::string>& values, std::string_view separa
   return joined;
 }
 
+// Header names are case-insensitive and proxies lower-case them; `param` uses the documented
+// spelling of the headers the API reads, Title-Case for any other.
+std::string header_param(std::string_view name) {
+  for (const std::string_view known : {"X-API-Key", "Authorization", "Content-Type",
+                                       "Idempotency-Key", "Payrail-Organization"}) {
+    if (known.size() == name.size() && strncasecmp(known.data(), name.data(), name.size()) == 0) {
+      return std::string(known);
+    }
+  }
+  std::string spelled(name);
+  bool word_start = true;
+  for (char& c : spelled) {
+    c = word_start ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                   : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    word_start = c == '-';
+  }
+  return spelled;
+}
+
 // Every string a handler can read from the request line and headers is checked here once, so
 // none can carry invalid UTF-8 or a NUL into a query, a log line or a response.
 model::Status check_request_text(const HttpRequest& request,
@@ -38,7 +58,7 @@ model::Status check_request_text(const HttpRequest& request,
     if (auto status = check_clean(value, name); !status.ok()) return status;
   }
   for (const auto& [name, value] : request.headers) {
-    if (auto status = check_clean(value, name); !status.ok()) return status;
+    if (auto status = check_clean(value, header_param(name)); !status.ok()) return status;
   }
   // Fields read as one value: a repeated one could be read differently by a proxy in front.
   for (const std::string_view name : {"Content-Type", "Idempotency-Key", "Payrail-Organization"}) {

@@ -407,7 +407,6 @@ void HttpServer::start() {
                               .keepaliveTimeout(kPistacheTimeout);
   endpoint_->init(endpoint_options);
   endpoint_->setHandler(Http::make_handler<PayrailHandler>(shared_));
-  if (options_.tls) endpoint_->useSSL(options_.tls->certificate_file, options_.tls->key_file);
   endpoint_->serveThreaded();
   reaper_ = std::thread([shared = shared_] {
     std::unique_lock lock(shared->stop_mutex);

@@ -1,10 +1,11 @@
-// The HTTP/1.1 server. Pistache 0.0.5 provides only the sockets (accept, epoll, TLS when
-// configured, writes); requests are framed by api/http/framing.h, because Pistache's own parser
-// mis-frames requests (conflicting Content-Length, pipelining, Connection: close). Per connection:
-// requests are answered one at a time in the order received (pipelined ones wait their turn),
-// HTTP/1.0 and Connection: close end the connection after the response, a framing error is
-// answered with the error envelope and the connection is closed, and a connection idle for
-// idle_timeout (or whose request does not arrive within the header/body timeouts, 408) is closed.
+// The HTTP/1.1 server (plain HTTP on loopback, behind the TLS-terminating proxy: docs/design.md
+// "HTTPS"). Pistache 0.0.5 provides only the sockets (accept, epoll, writes); requests are framed
+// by api/http/framing.h, because Pistache's own parser mis-frames requests (conflicting
+// Content-Length, pipelining, Connection: close). Per connection: requests are answered one at a
+// time in the order received (pipelined ones wait their turn), HTTP/1.0 and Connection: close end
+// the connection after the response, a framing error is answered with the error envelope and the
+// connection is closed, and a connection idle for idle_timeout (or whose request does not arrive
+// within the header/body timeouts, 408) is closed.
 #pragma once
 
 #include <chrono>
@@ -24,11 +25,6 @@ class Endpoint;
 
 namespace payrail::api {
 
-struct TlsFiles {
-  std::string certificate_file;  // PEM chain
-  std::string key_file;          // PEM private key
-};
-
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
   std::uint16_t port = 8080;
@@ -39,7 +35,6 @@ struct HttpServerOptions {
   std::chrono::milliseconds header_timeout{10000};
   std::chrono::milliseconds body_timeout{30000};
   std::chrono::milliseconds idle_timeout{60000};
-  std::optional<TlsFiles> tls;  // serve HTTPS with Pistache's TLS (OpenSSL)
 };
 
 using Dispatch = std::function<void(HttpRequest, Responder)>;

@@ -14,6 +14,10 @@ namespace {
 using model::Error;
 using model::ErrorCode;
 
+bool is_loopback_address(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.starts_with("127.");
+}
+
 std::optional<std::string> env(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
@@ -142,6 +146,11 @@ model::Result<Config> load_config_from_environment() {
   };
   for (const auto& check : checks) {
     if (!check.ok()) return check.error();
+  }
+  if (!is_loopback_address(config.http_address)) {
+    return config_error("PAYRAIL_HTTP_ADDRESS",
+                        "expected a loopback address (127.x.x.x, ::1 or localhost): the API serves "
+                        "plain HTTP to its TLS-terminating proxy only");
   }
   if (!config.chain_adapter.empty() && config.chain_adapter != "simulated") {
     return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none) or simulated");

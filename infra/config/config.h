@@ -22,6 +22,8 @@ struct Config {
   std::string kafka_debug;  // librdkafka `debug` contexts, e.g. "cgrp,fetch" (troubleshooting)
 
   // HTTP API.
+  // Plain HTTP on a loopback address only: clients reach the API through the TLS-terminating
+  // proxy (docs/design.md "HTTPS").
   std::string http_address = "127.0.0.1";
   int http_port = 8080;
   int http_reactor_threads = 2;

@@ -16,7 +16,8 @@ std::string bin_path(const std::string& relative);
 
 class ChildProcess {
  public:
-  ChildProcess(std::string name, std::string binary, std::map<std::string, std::string> env);
+  ChildProcess(std::string name, std::string binary, std::map<std::string, std::string> env,
+               std::vector<std::string> arguments = {});
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -36,6 +37,7 @@ class ChildProcess {
   std::string name_;
   std::string binary_;
   std::map<std::string, std::string> env_;
+  std::vector<std::string> arguments_;
   std::string log_path_;
   pid_t pid_ = -1;
   std::size_t log_offset_ = 0;

@@ -5,17 +5,24 @@
 #include <array>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <stdexcept>
 #include <thread>
 
 #include "infra/auth/jwt.h"
 #include "infra/crypto/crypto.h"
+#include "schemas/model/source_tree.h"
 
 namespace payrail::testing {
 namespace {
 
 constexpr auto kReadyTimeout = std::chrono::seconds(60);
+
+int run_shell(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 std::string binary_of(const std::string& role) {
   if (role == "api") return bin_path("api/payrail-api");
@@ -64,17 +71,45 @@ TestStack::TestStack(StackOptions options)
     processes_[role] = std::make_unique<ChildProcess>(role, binary_of(role), env_);
     start(role);
   }
-  http_ = std::make_unique<HttpClient>(api_url());
+  if (options_.tls) prepare_tls_proxy();
+  http_ = std::make_unique<HttpClient>(api_url(), ca_file());
+}
+
+// The same certificate script and proxy configuration as infra/up, in a folder of this stack.
+void TestStack::prepare_tls_proxy() {
+  const std::string scripts = std::string(model::source_directory()) + "/infra/scripts";
+  char folder[] = "/tmp/payrail-tls-XXXXXX";
+  if (mkdtemp(folder) == nullptr) throw std::runtime_error("mkdtemp failed");
+  tls_dir_ = folder;
+  tls_port_ = free_port();
+  const std::string pem = tls_dir_ + "/proxy.pem";
+  const std::string config = tls_dir_ + "/haproxy.cfg";
+  const std::string command = scripts + "/tls-certificate " + tls_dir_ + " && cat " + tls_dir_ +
+                              "/server.pem " + tls_dir_ + "/server-key.pem > " + pem + " && " +
+                              scripts + "/tls-proxy-config 127.0.0.1 " + std::to_string(tls_port_) +
+                              " " + std::to_string(http_port_) + " " + pem + " > " + config;
+  if (run_shell(command) != 0) throw std::runtime_error("cannot prepare the TLS proxy: " + command);
+  processes_["proxy"] = std::make_unique<ChildProcess>(
+      "proxy", "/usr/sbin/haproxy", std::map<std::string, std::string>{},
+      std::vector<std::string>{"-f", config, "-db"});
+  start("proxy");
 }
 
 TestStack::~TestStack() {
   // Workers first, then the API, then the broker: nothing is left talking to a dead peer.
+  if (processes_.contains("proxy")) processes_["proxy"]->stop();
+  if (!tls_dir_.empty()) run_shell("rm -rf " + tls_dir_);
   for (const auto& role : options_.workers) processes_[role]->stop();
   processes_["api"]->stop();
   processes_["broker"]->stop();
 }
 
 std::string TestStack::api_url() const {
+  if (tls_port_ != 0) return "https://localhost:" + std::to_string(tls_port_);
+  return plain_url();
+}
+
+std::string TestStack::plain_url() const {
   return "http://127.0.0.1:" + std::to_string(http_port_);
 }
 
@@ -97,6 +132,21 @@ void TestStack::stop(const std::string& role, int signal) {
 
 void TestStack::wait_ready(const std::string& role) {
   auto& child = process(role);
+  if (role == "proxy") {
+    const HttpClient client(api_url(), ca_file());
+    const auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
+    for (;;) {
+      try {
+        if (client.get("/v1/health").status == 200) return;
+      } catch (const std::exception&) {
+        // not listening yet
+      }
+      if (std::chrono::steady_clock::now() > deadline || !child.running()) {
+        throw std::runtime_error("the TLS proxy did not become ready; log:\n" + child.log());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
   const char* marker = role == "broker"   ? "payrail-broker ready"
                        : role == "api"    ? "api.listening"
                        : role == "expiry" ? "expiry.started"
@@ -106,7 +156,7 @@ void TestStack::wait_ready(const std::string& role) {
   }
   if (role != "api") return;
   // Ready means healthy: Postgres and the broker answered the API's own probe.
-  const HttpClient client(api_url());
+  const HttpClient client(plain_url());
   const auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
   while (client.get("/v1/health").status != 200) {
     if (std::chrono::steady_clock::now() > deadline) {

@@ -19,6 +19,9 @@ inline constexpr const char* kTestSessionSecret = "payrail-test-session-secret-0
 struct StackOptions {
   std::vector<std::string> workers{"screening", "execution", "settlement", "expiry", "webhooks"};
   std::map<std::string, std::string> env;  // overrides for every process
+  // Put the TLS-terminating proxy (HAProxy, as infra/up does) in front of the API: http() and
+  // api_url() then speak HTTPS to it, trusting a CA generated for this stack.
+  bool tls = false;
 };
 
 struct TestOrganization {
@@ -37,7 +40,11 @@ class TestStack {
 
   const TestDatabase& database() const { return *database_; }
   const HttpClient& http() const { return *http_; }
-  std::string api_url() const;
+  std::string api_url() const;    // https://localhost:<proxy> with tls, else the API itself
+  std::string plain_url() const;  // the API's own plain-HTTP loopback listener
+  int http_port() const { return http_port_; }
+  int tls_port() const { return tls_port_; }  // 0 without tls
+  std::string ca_file() const { return tls_dir_.empty() ? "" : tls_dir_ + "/ca.pem"; }
   ChildProcess& process(const std::string& role);  // "api", "broker" or a worker role
   const std::map<std::string, std::string>& env() const { return env_; }
 
@@ -57,6 +64,7 @@ class TestStack {
 
  private:
   void wait_ready(const std::string& role);
+  void prepare_tls_proxy();
 
   StackOptions options_;
   std::unique_ptr<TestDatabase> database_;
@@ -64,6 +72,8 @@ class TestStack {
   std::map<std::string, std::unique_ptr<ChildProcess>> processes_;
   std::unique_ptr<HttpClient> http_;
   int http_port_ = 0;
+  int tls_port_ = 0;
+  std::string tls_dir_;
 };
 
 }  // namespace payrail::testing
