@@ -64,6 +64,10 @@ static_assert(table_is_indexed_by_code(), "kErrorSpecs must list codes in enum o
 
 }  // namespace
 
+std::size_t error_code_count() {
+  return kErrorSpecs.size();
+}
+
 const ErrorSpec& error_spec(ErrorCode code) {
   const auto index = static_cast<std::size_t>(code);
   if (index >= kErrorSpecs.size()) std::abort();  // unreachable: every enumerator is listed

@@ -3,6 +3,7 @@
 // docs/errors.md.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace payrail::model {
@@ -55,5 +56,7 @@ struct ErrorSpec {
 };
 
 const ErrorSpec& error_spec(ErrorCode code);
+// How many codes the table has: ErrorCode values run from 0 to error_code_count() - 1.
+std::size_t error_code_count();
 
 }  // namespace payrail::model
