@@ -6,7 +6,10 @@
 namespace payrail::infra::time {
 namespace {
 
+// The sane range: 1970 onwards (nothing in Payrail is older; PostgreSQL has no year 0) and before
+// 2200 (system_clock counts nanoseconds in 64 bits, which ends in 2262).
 constexpr int kYearMin = 1970;
+constexpr int kYearMax = 2199;
 
 }  // namespace
 
@@ -43,9 +46,9 @@ std::optional<TimePoint> parse_utc(std::string_view text) {
                   &parts.tm_mday, &parts.tm_hour, &parts.tm_min, &parts.tm_sec) != 6) {
     return std::nullopt;
   }
-  // The sane range: 1970 onwards (nothing in Payrail is older; PostgreSQL has no year 0).
-  if (parts.tm_year < kYearMin || parts.tm_mon < 1 || parts.tm_mon > 12 || parts.tm_mday < 1 ||
-      parts.tm_mday > 31 || parts.tm_hour > 23 || parts.tm_min > 59 || parts.tm_sec > 60) {
+  if (parts.tm_year < kYearMin || parts.tm_year > kYearMax || parts.tm_mon < 1 ||
+      parts.tm_mon > 12 || parts.tm_mday < 1 || parts.tm_mday > 31 || parts.tm_hour > 23 ||
+      parts.tm_min > 59 || parts.tm_sec > 60) {
     return std::nullopt;
   }
   const int day = parts.tm_mday;

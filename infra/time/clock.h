@@ -17,7 +17,7 @@ inline TimePoint now_utc() {
 std::string format_utc(TimePoint point);
 
 // Parses the API's timestamp format: "YYYY-MM-DDTHH:MM:SSZ", optionally with fractional seconds,
-// from 1970-01-01T00:00:00Z to 9999-12-31T23:59:60Z; anything else is nullopt.
+// from 1970-01-01T00:00:00Z to 2199-12-31T23:59:60Z; anything else is nullopt.
 std::optional<TimePoint> parse_utc(std::string_view text);
 
 }  // namespace payrail::infra::time

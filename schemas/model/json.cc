@@ -3,6 +3,7 @@
 #include <rapidjson/error/en.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -13,22 +14,25 @@ namespace {
 
 // Every string of a parsed document, member names included, is checked once here, so no handler
 // can store a lone surrogate (RapidJSON decodes "\udc00" to bytes that are not UTF-8) or a NUL
-// that a C string would silently truncate at.
-Status check_strings(const rapidjson::Value& value, const std::string& path) {
+// that a C string would silently truncate at. Numbers beyond a double's range (RapidJSON 1.1.0
+// reads 1e400 as infinity, which its writer cannot print) are refused too.
+Status check_values(const rapidjson::Value& value, const std::string& path) {
   if (value.IsString()) {
     return text::check_clean({value.GetString(), value.GetStringLength()}, path);
+  }
+  if (value.IsDouble() && !std::isfinite(value.GetDouble())) {
+    return bad_request(path + " is a number out of range.", path);
   }
   if (value.IsObject()) {
     for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
       const std::string_view name(it->name.GetString(), it->name.GetStringLength());
       const auto member_path = child_path(path, text::sanitized(name));
       if (auto status = text::check_clean(name, member_path); !status.ok()) return status;
-      if (auto status = check_strings(it->value, member_path); !status.ok()) return status;
+      if (auto status = check_values(it->value, member_path); !status.ok()) return status;
     }
   } else if (value.IsArray()) {
     for (rapidjson::SizeType i = 0; i < value.Size(); ++i) {
-      if (auto status = check_strings(value[i], child_path(path, std::to_string(i)));
-          !status.ok()) {
+      if (auto status = check_values(value[i], child_path(path, std::to_string(i))); !status.ok()) {
         return status;
       }
     }
@@ -121,7 +125,7 @@ Result<rapidjson::Document> parse_object(std::string_view text, std::size_t dept
                        std::to_string(document.GetErrorOffset()) + ").");
   }
   if (!document.IsObject()) return bad_request("The request body must be a JSON object.");
-  if (auto status = check_strings(document, ""); !status.ok()) return status.error();
+  if (auto status = check_values(document, ""); !status.ok()) return status.error();
   return document;
 }
 

@@ -128,8 +128,9 @@ TEST_F(EdgeInput, MetadataLengthsAreCharacters) {
 }
 
 TEST_F(EdgeInput, TimestampsOutsideTheSaneRangeAre400) {
-  for (const std::string value : {"0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z",
-                                  "1969-12-31T23:59:59Z", "99999-01-01T00:00:00Z"}) {
+  for (const std::string value :
+       {"0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
+        "9999-12-31T23:59:59Z", "99999-01-01T00:00:00Z"}) {
     EXPECT_TRUE(refused(http().get("/v1/payouts?created_gte=" + value, key()), 400, "bad_request",
                         "created_gte"))
         << value;
