@@ -138,13 +138,15 @@ bool audience_matches(const rapidjson::Value* audience_claim, std::string_view a
 
 // Identity strings end up in logs and database rows: they are checked like every string a client
 // sends (model/text.h: UTF-8 without NUL, lengths in characters), and control characters have
-// no place there either. A bad claim makes the session invalid; `param` names the claim.
+// no place there either. A bad claim makes the session invalid; `param` names a claim that is
+// present but not acceptable.
 Result<std::string> required_text(const rapidjson::Value& object, std::string_view name,
                                   std::string_view label, std::size_t max_characters) {
   auto invalid = session_error("session " + std::string(label) + " invalid");
-  invalid.param = std::string(name);
   const rapidjson::Value* value = find_member(object, name);
-  if (value == nullptr || !value->IsString()) return invalid;
+  if (value == nullptr) return invalid;  // missing: nothing to name
+  invalid.param = std::string(name);
+  if (!value->IsString()) return invalid;
   const std::string_view text = string_of(*value);
   if (!model::text::is_clean(text)) return invalid;
   const auto characters = model::text::character_count(text);

@@ -57,7 +57,7 @@ class JwtVerifier {
 
   // Every failure is session_invalid with a short message that never echoes token content; a
   // sub or email claim that is not clean text (model/text.h), too long (in characters) or has
-  // control characters also names the claim in `param`.
+  // control characters also names the claim in `param` (a missing claim does not).
   model::Result<SessionClaims> verify(std::string_view token, std::int64_t now_unix) const;
 
   JwtAlgorithm algorithm() const { return algorithm_; }

@@ -6,10 +6,10 @@
 namespace payrail::infra::time {
 namespace {
 
-// The sane range: 1970 onwards (nothing in Payrail is older; PostgreSQL has no year 0) and before
-// 2200 (system_clock counts nanoseconds in 64 bits, which ends in 2262).
+// The sane range: 1970 onwards (nothing in Payrail is older; PostgreSQL has no year 0), four-digit
+// years.
 constexpr int kYearMin = 1970;
-constexpr int kYearMax = 2199;
+constexpr int kYearMax = 9999;
 
 }  // namespace
 
@@ -23,7 +23,7 @@ std::string format_utc(TimePoint point) {
   return buffer;
 }
 
-std::optional<TimePoint> parse_utc(std::string_view text) {
+std::optional<std::chrono::sys_seconds> parse_utc(std::string_view text) {
   // Strict shape check first: strptime alone accepts too much.
   constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
   if (text.size() < kShape.size() + 1 || text.size() > 40 || text.back() != 'Z') {
@@ -56,7 +56,8 @@ std::optional<TimePoint> parse_utc(std::string_view text) {
   parts.tm_mon -= 1;
   const auto seconds = timegm(&parts);
   if (parts.tm_mday != day) return std::nullopt;  // 2026-02-31 normalizes to March
-  return std::chrono::system_clock::from_time_t(seconds);
+  // Not from_time_t: that converts to nanoseconds and overflows after 2262 (found by tests/fuzz).
+  return std::chrono::sys_seconds(std::chrono::seconds(seconds));
 }
 
 }  // namespace payrail::infra::time

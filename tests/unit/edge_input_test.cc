@@ -133,10 +133,11 @@ TEST(ErrorEnvelope, IsValidUtf8WhateverTheErrorQuotes) {
 TEST(Timestamps, OutsideTheSaneRangeAreRefused) {
   EXPECT_TRUE(infra::time::parse_utc("1970-01-01T00:00:00Z"));
   EXPECT_TRUE(infra::time::parse_utc("2026-11-21T00:00:00.123Z"));
-  EXPECT_TRUE(infra::time::parse_utc("2199-12-31T23:59:59Z"));
-  // 2262 is where a 64-bit count of nanoseconds ends (found by tests/fuzz: signed overflow).
+  // Past 2262, where a 64-bit count of nanoseconds ends (found by tests/fuzz: signed overflow).
+  using namespace std::chrono;
+  EXPECT_EQ(infra::time::parse_utc("5312-01-01T00:00:00Z"), sys_days(year(5312) / 1 / 1));
+  EXPECT_TRUE(infra::time::parse_utc("9999-12-31T23:59:59Z"));
   for (const char* text : {"0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
-                           "2200-01-01T00:00:00Z", "5312-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
                            "2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z"}) {
     EXPECT_FALSE(infra::time::parse_utc(text)) << text;
   }
