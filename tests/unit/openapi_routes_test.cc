@@ -210,7 +210,7 @@ TEST_F(OpenApiDocument, OperationsAreComplete) {
     const auto route = routes_.find(key);
     if (route == routes_.end()) continue;
     // What the pipeline itself answers (api/pipeline.cc, api/http/server.cc).
-    std::vector<std::string> statuses{"408", "413", "414", "415", "431", "500", "503"};
+    std::vector<std::string> statuses{"400", "408", "413", "414", "415", "431", "500", "503"};
     if (route->second->access != api::Access::open) {
       statuses.insert(statuses.end(), {"401", "403", "429"});
     }
