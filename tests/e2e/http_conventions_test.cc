@@ -55,25 +55,12 @@ bool complete_response(const std::string& received) {
   return received.size() >= head_end + 4 + length;
 }
 
-int connect_to(int port) {
-  const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(socket_fd);
-    throw std::runtime_error("connect failed");
-  }
-  return socket_fd;
-}
-
 // Sends raw bytes on a fresh connection and reads until the peer closes, a whole response has
 // arrived, or the deadline passes.
 RawExchange raw_exchange(int port, const std::string& bytes) {
   RawExchange exchange;
   const auto started = std::chrono::steady_clock::now();
-  const int socket_fd = connect_to(port);
+  const int socket_fd = connect_loopback(port);
   send(socket_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
   const auto deadline = started + kRawAnswerDeadline;
   while (std::chrono::steady_clock::now() < deadline && !complete_response(exchange.received)) {

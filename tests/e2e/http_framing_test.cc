@@ -61,19 +61,6 @@ std::vector<Response> parse_responses(const std::string& bytes) {
   return responses;
 }
 
-int connect_loopback(int port) {
-  const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(socket_fd);
-    throw std::runtime_error("connect failed");
-  }
-  return socket_fd;
-}
-
 // One client connection, plain or TLS (verifying the proxy's certificate against the stack's CA).
 class Connection {
  public:

@@ -39,6 +39,19 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
+int connect_loopback(int port) {
+  const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(socket_fd);
+    throw std::runtime_error("connect failed");
+  }
+  return socket_fd;
+}
+
 ChildProcess::ChildProcess(std::string name, std::string binary,
                            std::map<std::string, std::string> env,
                            std::vector<std::string> arguments)

@@ -46,6 +46,9 @@ class ChildProcess {
 // A TCP port that was free a moment ago (bound to port 0 and released).
 int free_port();
 
+// A socket connected to 127.0.0.1:port (raw-bytes tests); throws if nothing listens there.
+int connect_loopback(int port);
+
 // Runs the `payrail` CLI with `env` added to the environment; returns its exit code and its
 // output (stdout and stderr together).
 std::pair<int, std::string> run_cli(const std::map<std::string, std::string>& env,
