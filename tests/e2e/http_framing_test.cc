@@ -304,22 +304,31 @@ TEST_P(HttpFraming, OversizedHeadersAre431AndUrlsAre414) {
 }
 
 TEST_P(HttpFraming, RawInvalidBytesInAPathIdAreRefusedByName) {
-  if (!plain()) GTEST_SKIP() << "the proxy refuses non-ASCII request targets itself (400)";
   const auto result = exchange(
       "DELETE /v1/api-keys/key_\xFF\xFE HTTP/1.1\r\nHost: localhost\r\n"
       "X-API-Key: " +
       organization_->test_key + "\r\n\r\n");
   ASSERT_EQ(result.responses.size(), 1u);
-  EXPECT_EQ(result.responses.front().status, 400);
-  EXPECT_TRUE(model::text::is_clean(result.responses.front().body));
-  EXPECT_NE(result.responses.front().body.find("\"param\":\"id\""), std::string::npos);
+  const auto& response = result.responses.front();
+  EXPECT_EQ(response.status, 400) << response.body;
+  EXPECT_TRUE(model::text::is_clean(response.body));
+  if (plain()) {
+    EXPECT_NE(response.body.find("\"code\":\"bad_request\""), std::string::npos) << response.body;
+    EXPECT_NE(response.body.find("\"param\":\"id\""), std::string::npos) << response.body;
+  } else {
+    // HAProxy 2.6 refuses a non-ASCII request target while parsing, before it reaches the API,
+    // with its built-in page: its errorfile is not applied to parse errors before 3.2
+    // (docs/design.md "HTTPS"). Conforming clients percent-encode such bytes, and the API
+    // answers those itself (edge_input_test).
+    EXPECT_NE(response.head.find("Connection: close"), std::string::npos) << response.head;
+  }
 }
 
 TEST_P(HttpFraming, IdleKeepAliveConnectionsAreClosed) {
-  if (!plain()) GTEST_SKIP() << "the proxy applies its own keep-alive timeout (60 s)";
   auto connection = open();
   connection->send_bytes("GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n");
-  // PAYRAIL_HTTP_IDLE_TIMEOUT_MS is 1 s here; the connection must close well before kDeadline.
+  // PAYRAIL_HTTP_IDLE_TIMEOUT_MS is 1 s here, for the API and the proxy alike; the connection
+  // must close well before kDeadline.
   const auto result = connection->read(1, true);
   ASSERT_EQ(result.responses.size(), 1u);
   EXPECT_TRUE(result.closed);

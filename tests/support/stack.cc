@@ -84,10 +84,14 @@ void TestStack::prepare_tls_proxy() {
   tls_port_ = free_port();
   const std::string pem = tls_dir_ + "/proxy.pem";
   const std::string config = tls_dir_ + "/haproxy.cfg";
+  // The proxy closes idle client connections when the API would (infra/up does the same).
+  const auto idle = env_.find("PAYRAIL_HTTP_IDLE_TIMEOUT_MS");
+  const std::string idle_ms = idle == env_.end() ? "60000" : idle->second;
   const std::string command = scripts + "/tls-certificate " + tls_dir_ + " && cat " + tls_dir_ +
                               "/server.pem " + tls_dir_ + "/server-key.pem > " + pem + " && " +
                               scripts + "/tls-proxy-config 127.0.0.1 " + std::to_string(tls_port_) +
-                              " " + std::to_string(http_port_) + " " + pem + " > " + config;
+                              " " + std::to_string(http_port_) + " " + pem + " " + idle_ms + " > " +
+                              config;
   if (run_shell(command) != 0) throw std::runtime_error("cannot prepare the TLS proxy: " + command);
   processes_["proxy"] = std::make_unique<ChildProcess>(
       "proxy", "/usr/sbin/haproxy", std::map<std::string, std::string>{},
