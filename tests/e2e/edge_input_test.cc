@@ -7,6 +7,7 @@
 #include <string>
 
 #include "schemas/model/text.h"
+#include "tests/support/fiat_payouts.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
@@ -84,12 +85,52 @@ TEST_F(EdgeInput, SessionClaimsAreCheckedLikeEveryString) {
       http().post("/v1/organizations", R"({"legal_name":"A","display_name":"A","country":"CA"})",
                   with_session(token)),
       401, "session_invalid", "email"));
+  claims = valid_claims();
+  claims.subject = "user\\udc00";
+  EXPECT_TRUE(refused(
+      http().post("/v1/organizations", R"({"legal_name":"A","display_name":"A","country":"CA"})",
+                  with_session(jwt_hs256(kHs256Header, claims_json(claims)))),
+      401, "session_invalid", "sub"));
+}
+
+// Fiat payouts and KYB submissions read their strings through the same parser: beneficiary names,
+// account fields, owners' names, list filters.
+TEST_F(EdgeInput, FiatPayoutAndKybStringsAreCheckedLikeEveryString) {
+  const auto& mexico = mexico_case();
+  EXPECT_TRUE(refused(create_fiat_payout(http(), organization_->test_key, "fiat-surrogate",
+                                         fiat_payout_body("10.00", mexico, "Ana \\udc00")),
+                      400, "bad_request", "beneficiary.name"));
+  const auto clabe = mexico.value_of("clabe");
+  const auto with_nul = fiat_payout_body("10.00", mexico.currency, mexico.country, "Ana",
+                                         R"({"type":"clabe","clabe":")" + clabe + R"(\u0000"})");
+  EXPECT_TRUE(refused(create_fiat_payout(http(), organization_->test_key, "fiat-nul", with_nul),
+                      400, "bad_request", "beneficiary.account.clabe"));
+  const auto fits = create_fiat_payout(
+      http(), organization_->test_key, "fiat-accented",
+      fiat_payout_body("10.00", mexico, repeated("é", 140),
+                       R"({")" + repeated("é", 40) + R"(":")" + repeated("é", 500) + R"("})"));
+  EXPECT_TRUE(fits.status == 201 || fits.status == 202) << fits.status << " " << fits.body;
+  EXPECT_TRUE(refused(create_fiat_payout(http(), organization_->test_key, "fiat-long-name",
+                                         fiat_payout_body("10.00", mexico, repeated("é", 141))),
+                      400, "bad_request", "beneficiary.name"));
+  std::string kyb = kyb_submission_body();
+  kyb.replace(kyb.find("Ada Lovelace"), 12, "Ada \\udc00");
+  EXPECT_TRUE(
+      refused(http().post("/v1/kyb", kyb, key()), 400, "bad_request", "beneficial_owners.0.name"));
+  EXPECT_TRUE(refused(http().get("/v1/fiat-payouts?starting_after=fp_%FF", key()), 400,
+                      "bad_request", "starting_after"));
+  EXPECT_TRUE(refused(http().get("/v1/fiat-payouts?created_gte=0000-01-01T00:00:00Z", key()), 400,
+                      "bad_request", "created_gte"));
+  EXPECT_TRUE(refused(http().get("/v1/kyb?created_lte=0000-01-01T00:00:00Z", key()), 400,
+                      "bad_request", "created_lte"));
 }
 
 TEST_F(EdgeInput, InvalidBytesInQueryAndHeadersAreRefusedByName) {
   EXPECT_TRUE(refused(http().get("/v1/payouts?starting_after=po_%FF", key()), 400, "bad_request",
                       "starting_after"));
   EXPECT_TRUE(refused(http().get("/v1/payouts?limit=%00", key()), 400, "bad_request", "limit"));
+  // Percent-encoded bytes in a path id are an id that cannot exist (raw ones: http_framing_test).
+  EXPECT_TRUE(refused(http().get("/v1/payouts/po_%FF%FE", key()), 404, "resource_missing", ""));
   EXPECT_TRUE(refused(
       http().post("/v1/api-keys", R"({"mode":"test"})",
                   with_session(organization_->session, {{"Payrail-Organization", "org_\xFF\xFE"}})),
