@@ -1,6 +1,8 @@
 // Infrastructure faults during a stream of payouts and worker traffic (issue 12): PostgreSQL
 // stopped with `pg_ctl stop -m immediate` and restarted, the broker stopped for 30 s, and a TCP
-// proxy between every process and PostgreSQL that adds latency and resets connections at random.
+// proxy between every process and PostgreSQL, and another between every process and the broker
+// (which advertises the proxy's port, so no client bypasses it), that add latency and reset
+// connections at random.
 // While PostgreSQL is down the API answers 503 api_error, never hangs and never crashes; after
 // each fault every process carries on by itself, every accepted payout reaches its terminal state
 // exactly once and balances equal the journal. PostgreSQL here is a private cluster, so stopping
@@ -29,10 +31,16 @@ class InfrastructureFaults : public ::testing::Test {
   static void SetUpTestSuite() {
     cluster_ = new PrivateCluster();
     proxy_ = new FaultProxy(cluster_->port());
+    const int broker_port = free_port();
+    broker_proxy_ = new FaultProxy(broker_port, free_port());
+    const std::string broker_through_proxy = std::to_string(broker_proxy_->port());
     database_ = new TestDatabase(cluster_->url());
     const std::string through_proxy =
         "postgresql://payrail@127.0.0.1:" + std::to_string(proxy_->port()) + "/payrail";
     stack_ = new TestStack({.env = {{"PAYRAIL_DATABASE_URL", through_proxy},
+                                    {"PAYRAIL_KAFKA_PORT", std::to_string(broker_port)},
+                                    {"PAYRAIL_KAFKA_ADVERTISED_PORT", broker_through_proxy},
+                                    {"PAYRAIL_KAFKA_BROKERS", "127.0.0.1:" + broker_through_proxy},
                                     {"PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", "2000"},
                                     {"PAYRAIL_SCREENING_WAIT_MS", "300"},
                                     {"PAYRAIL_DB_ACQUIRE_TIMEOUT_MS", "1000"}}});
@@ -40,6 +48,7 @@ class InfrastructureFaults : public ::testing::Test {
   static void TearDownTestSuite() {
     delete stack_;
     delete database_;
+    delete broker_proxy_;
     delete proxy_;
     delete cluster_;
   }
@@ -125,13 +134,27 @@ class InfrastructureFaults : public ::testing::Test {
     }
   }
 
+  // Latency and random resets on one path (PostgreSQL or the broker) while a batch is created.
+  void expect_invariants_through_faults(FaultProxy& proxy) {
+    auto batch = start_batch();
+    const int resets_before = proxy.resets();
+    proxy.set_faults({.latency_max = std::chrono::milliseconds(20), .reset_per_mille = 15});
+    std::this_thread::sleep_for(std::chrono::seconds(6));
+    proxy.clear_faults();
+    verify(*batch);
+    EXPECT_GT(proxy.resets(), resets_before)
+        << "the proxy never reset a connection: the test proved nothing";
+  }
+
   static PrivateCluster* cluster_;
   static FaultProxy* proxy_;
+  static FaultProxy* broker_proxy_;
   static TestDatabase* database_;
   static TestStack* stack_;
 };
 PrivateCluster* InfrastructureFaults::cluster_ = nullptr;
 FaultProxy* InfrastructureFaults::proxy_ = nullptr;
+FaultProxy* InfrastructureFaults::broker_proxy_ = nullptr;
 TestDatabase* InfrastructureFaults::database_ = nullptr;
 TestStack* InfrastructureFaults::stack_ = nullptr;
 
@@ -163,12 +186,11 @@ TEST_F(InfrastructureFaults, BrokerStoppedForThirtySeconds) {
 }
 
 TEST_F(InfrastructureFaults, LatencyAndRandomResetsBetweenTheServicesAndPostgres) {
-  auto batch = start_batch();
-  proxy_->set_faults({.latency_max = std::chrono::milliseconds(20), .reset_per_mille = 15});
-  std::this_thread::sleep_for(std::chrono::seconds(6));
-  proxy_->clear_faults();
-  verify(*batch);
-  EXPECT_GT(proxy_->resets(), 0) << "the proxy never reset a connection: the test proved nothing";
+  expect_invariants_through_faults(*proxy_);
+}
+
+TEST_F(InfrastructureFaults, LatencyAndRandomResetsBetweenTheServicesAndTheBroker) {
+  expect_invariants_through_faults(*broker_proxy_);
 }
 
 }  // namespace

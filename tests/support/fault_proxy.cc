@@ -28,13 +28,13 @@ void reset(int socket_fd) {
 
 }  // namespace
 
-FaultProxy::FaultProxy(int upstream_port) : upstream_port_(upstream_port) {
+FaultProxy::FaultProxy(int upstream_port, int listen_port) : upstream_port_(upstream_port) {
   // CLOEXEC everywhere: a process the test starts later (a restarted PostgreSQL, a worker) must
   // not inherit these sockets, or closing them here would never reach the other side.
   listener_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const int on = 1;
   setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  auto address = loopback(0);
+  auto address = loopback(listen_port);
   if (bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
       listen(listener_, 128) != 0) {
     throw std::runtime_error("fault proxy: cannot listen");

@@ -18,7 +18,8 @@ struct FaultSettings {
 
 class FaultProxy {
  public:
-  explicit FaultProxy(int upstream_port);
+  // Listens on listen_port, or on a free port when it is 0.
+  explicit FaultProxy(int upstream_port, int listen_port = 0);
   ~FaultProxy();
   FaultProxy(const FaultProxy&) = delete;
   FaultProxy& operator=(const FaultProxy&) = delete;
