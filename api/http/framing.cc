@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "schemas/model/hex.h"
+
 namespace payrail::api::http {
 namespace {
 
@@ -31,13 +33,6 @@ Error header_too_large(const FramingLimits& limits) {
                      "The request header section exceeds " +
                          std::to_string(limits.header_section_max_bytes / 1024) + " KiB or " +
                          std::to_string(limits.header_fields_max) + " fields.");
-}
-
-int hex_value(char digit) {
-  if (digit >= '0' && digit <= '9') return digit - '0';
-  if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
-  if (digit >= 'A' && digit <= 'F') return digit - 'A' + 10;
-  return -1;
 }
 
 bool is_token_char(char c) {
@@ -242,7 +237,7 @@ model::Result<std::optional<std::size_t>> RequestParser::read_chunked(std::strin
     if (digits.empty()) return malformed("invalid chunk size");
     std::size_t size = 0;
     for (const char c : digits) {
-      const int digit = hex_value(c);
+      const int digit = model::hex_digit_value(c);
       if (digit < 0) return malformed("invalid chunk size");
       // Checked at every digit, so no size can overflow (ffffffffffffffff is 413, not a wrap).
       size = size * 16 + static_cast<std::size_t>(digit);
@@ -351,13 +346,15 @@ std::string percent_decoded(std::string_view text) {
   std::string decoded;
   decoded.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool escape = text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
-                        hex_value(text[i + 2]) >= 0;
+    const bool escape = text[i] == '%' && i + 2 < text.size() &&
+                        model::hex_digit_value(text[i + 1]) >= 0 &&
+                        model::hex_digit_value(text[i + 2]) >= 0;
     if (!escape) {
       decoded += text[i];
       continue;
     }
-    decoded += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+    decoded += static_cast<char>(model::hex_digit_value(text[i + 1]) * 16 +
+                                 model::hex_digit_value(text[i + 2]));
     i += 2;
   }
   return decoded;

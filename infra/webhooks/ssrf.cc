@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "schemas/model/hex.h"
+
 namespace payrail::infra::webhooks {
 namespace {
 
@@ -111,10 +113,7 @@ std::optional<std::uint64_t> parse_ipv4_part(std::string_view part) {
   }
   std::uint64_t value = 0;
   for (const char c : part) {
-    int digit = -1;
-    if (c >= '0' && c <= '9') digit = c - '0';
-    if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    const int digit = model::hex_digit_value(c);
     if (digit < 0 || digit >= base) return std::nullopt;
     value = value * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(digit);
     if (value > 0xFFFFFFFFull) return std::nullopt;
