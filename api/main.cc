@@ -79,7 +79,8 @@ int main() {
   api::HttpServer server({.address = config.http_address,
                           .port = static_cast<std::uint16_t>(config.http_port),
                           .reuse_port = config.http_reuse_port,
-                          .reactor_threads = config.http_reactor_threads},
+                          .reactor_threads = config.http_reactor_threads,
+                          .idle_timeout = std::chrono::milliseconds(config.http_idle_timeout_ms)},
                          workers, [&services](api::HttpRequest request, api::Responder responder) {
                            api::handle_request(services, std::move(request), std::move(responder));
                          });

@@ -3,12 +3,14 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "api/middleware/authentication.h"
 #include "api/middleware/rate_limiter.h"
 #include "api/router.h"
 #include "infra/log/log.h"
 #include "infra/metrics/metrics.h"
+#include "schemas/model/text.h"
 
 namespace payrail::api {
 namespace {
@@ -23,6 +25,50 @@ std::string join(const std::vector<std::string>& values, std::string_view separa
     joined += value;
   }
   return joined;
+}
+
+// Header names are case-insensitive and proxies lower-case them; `param` uses the documented
+// spelling of the headers the API reads, Title-Case for any other.
+std::string header_param(std::string_view name) {
+  for (const std::string_view known :
+       {"X-API-Key", "Authorization", "Content-Type", "Idempotency-Key", "Payrail-Organization"}) {
+    if (known.size() == name.size() && strncasecmp(known.data(), name.data(), name.size()) == 0) {
+      return std::string(known);
+    }
+  }
+  std::string spelled(name);
+  bool word_start = true;
+  for (char& c : spelled) {
+    c = word_start ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+                   : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    word_start = c == '-';
+  }
+  return spelled;
+}
+
+// Every string a handler can read from the request line and headers is checked here once, so
+// none can carry invalid UTF-8 or a NUL into a query, a log line or a response.
+model::Status check_request_text(const HttpRequest& request,
+                                 const std::map<std::string, std::string>& path_params) {
+  using model::text::check_clean;
+  for (const auto& [name, value] : path_params) {
+    if (auto status = check_clean(value, name); !status.ok()) return status;
+  }
+  for (const auto& [name, value] : request.query) {
+    if (auto status = check_clean(name, name); !status.ok()) return status;
+    if (auto status = check_clean(value, name); !status.ok()) return status;
+  }
+  for (const auto& [name, value] : request.headers) {
+    if (auto status = check_clean(value, header_param(name)); !status.ok()) return status;
+  }
+  // Fields read as one value: a repeated one could be read differently by a proxy in front.
+  for (const std::string_view name : {"Content-Type", "Idempotency-Key", "Payrail-Organization"}) {
+    if (request.header_repeated(name)) {
+      return model::bad_request("The " + std::string(name) + " header must appear once.",
+                                std::string(name));
+    }
+  }
+  return model::ok_status();
 }
 
 model::Status check_content_type(const HttpRequest& request) {
@@ -153,6 +199,9 @@ void handle_request(Services& services, HttpRequest request, Responder unmeasure
   context->request = std::move(request);
   context->path_params = std::move(match.path_params);
   context->services = &services;
+  if (auto status = check_request_text(context->request, context->path_params); !status.ok()) {
+    return responder.send_error(status.error());
+  }
   if (auto status = check_content_type(context->request); !status.ok()) {
     return responder.send_error(status.error());
   }

@@ -25,22 +25,32 @@ constexpr std::array kCreateFields{Field{"mode", Kind::string, true},
                                    Field{"scopes", Kind::array, false}};
 constexpr std::size_t kNameLengthMax = 100;
 
-model::Result<std::vector<std::string>> read_scopes(const rapidjson::Document& body) {
+// What a new key may do. An owner's session grants any scope; a key grants at most its own, so
+// a narrow key can never mint a broader one. Without `scopes` the new key gets everything the
+// creator may grant.
+model::Result<std::vector<std::string>> read_scopes(const rapidjson::Document& body,
+                                                    const RequestContext& context) {
+  std::vector<std::string> grantable(model::kGrantableScopes.begin(),
+                                     model::kGrantableScopes.end());
+  if (context.api_key) grantable = context.api_key->scopes;
   const auto* scopes = model::json::member(body, "scopes");
-  if (scopes == nullptr) {
-    return std::vector<std::string>(model::kGrantableScopes.begin(), model::kGrantableScopes.end());
-  }
+  if (scopes == nullptr) return grantable;
   std::vector<std::string> granted;
   for (rapidjson::SizeType i = 0; i < scopes->Size(); ++i) {
     const auto& scope = (*scopes)[i];
     const auto param = "scopes." + std::to_string(i);
-    if (!scope.IsString() || !model::is_grantable_scope(scope.GetString())) {
+    if (!scope.IsString()) return model::bad_request("scopes must be strings.", param);
+    const std::string name(scope.GetString(), scope.GetStringLength());
+    if (!model::is_grantable_scope(name)) {
       return model::bad_request("Unknown scope; valid scopes are listed in the API reference.",
                                 param);
     }
-    if (std::find(granted.begin(), granted.end(), scope.GetString()) == granted.end()) {
-      granted.emplace_back(scope.GetString());
+    if (std::find(grantable.begin(), grantable.end(), name) == grantable.end()) {
+      return model::Error::make(
+          model::ErrorCode::scope_insufficient,
+          "An API key can only grant scopes it has itself; this one lacks " + name + ".", param);
     }
+    if (std::find(granted.begin(), granted.end(), name) == granted.end()) granted.push_back(name);
   }
   if (granted.empty()) return model::bad_request("scopes must not be empty.", "scopes");
   return granted;
@@ -70,7 +80,7 @@ model::Result<HttpResponse> create_key(RequestContext& context) {
   if (auto status = check_text(*body, "name", kNameLengthMax, false); !status.ok()) {
     return status.error();
   }
-  auto scopes = read_scopes(*body);
+  auto scopes = read_scopes(*body, context);
   if (!scopes.ok()) return scopes.error();
   auto organization = target_organization(context, *mode);
   if (!organization.ok()) return organization.error();

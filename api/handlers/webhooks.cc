@@ -40,15 +40,17 @@ model::Result<std::vector<std::string>> read_events(const rapidjson::Value& body
   }
   std::vector<std::string> subscribed;
   for (rapidjson::SizeType i = 0; i < events.Size(); ++i) {
-    const auto& name = events[i];
-    if (!name.IsString() || !hooks::is_subscribable_event(name.GetString())) {
+    const auto& value = events[i];
+    const auto name =
+        value.IsString() ? std::string(value.GetString(), value.GetStringLength()) : std::string();
+    if (!value.IsString() || !hooks::is_subscribable_event(name)) {
       return model::bad_request(
           "Unknown event name; the subscribable events are listed in the "
           "API reference.",
           "events." + std::to_string(i));
     }
-    if (std::find(subscribed.begin(), subscribed.end(), name.GetString()) == subscribed.end()) {
-      subscribed.emplace_back(name.GetString());
+    if (std::find(subscribed.begin(), subscribed.end(), name) == subscribed.end()) {
+      subscribed.push_back(name);
     }
   }
   return subscribed;
@@ -101,9 +103,8 @@ model::Result<HttpResponse> create_endpoint(RequestContext& context) {
     return model::Error::make(model::ErrorCode::internal_error, "Internal error.");
   }
   const auto& principal = *context.api_key;
-  auto created =
-      endpoints::create(*context.services->db,
-                        {principal.org_id, principal.mode, std::string(url_text), *events}, *key);
+  auto created = endpoints::create(*context.services->db,
+                                   {principal.org_id, principal.mode, url->text, *events}, *key);
   if (!created.ok()) return created.error();
   infra::log::info("webhooks.endpoint_created",
                    {{"endpoint_id", created->row.id}, {"org_id", principal.org_id}});

@@ -4,6 +4,7 @@
 
 #include "infra/log/log.h"
 #include "schemas/model/json.h"
+#include "schemas/model/text.h"
 
 namespace payrail::api {
 
@@ -18,6 +19,14 @@ std::optional<std::string_view> HttpRequest::header(std::string_view name) const
   const auto it = headers.find(name);
   if (it == headers.end()) return std::nullopt;
   return std::string_view(it->second);
+}
+
+bool HttpRequest::header_repeated(std::string_view name) const {
+  const CaseInsensitiveLess less;
+  for (const auto& repeated : repeated_headers) {
+    if (!less(repeated, name) && !less(name, repeated)) return true;
+  }
+  return false;
 }
 
 model::Result<std::optional<std::string>> HttpRequest::query_value(std::string_view name) const {
@@ -52,9 +61,14 @@ HttpResponse error_response(const model::Error& error, std::string_view request_
   writer.StartObject();
   model::json::write_key_string(writer, "type", spec.type);
   model::json::write_key_string(writer, "code", spec.wire_code);
-  model::json::write_key_string(writer, "message", error.message);
-  if (error.param) model::json::write_key_string(writer, "param", *error.param);
-  for (const auto& [key, value] : error.extra) model::json::write_key_string(writer, key, value);
+  // Messages and params may quote what the client sent; the envelope stays valid UTF-8 whatever
+  // that was.
+  using model::text::sanitized;
+  model::json::write_key_string(writer, "message", sanitized(error.message));
+  if (error.param) model::json::write_key_string(writer, "param", sanitized(*error.param));
+  for (const auto& [key, value] : error.extra) {
+    model::json::write_key_string(writer, key, sanitized(value));
+  }
   model::json::write_key_string(writer, "request_id", request_id);
   writer.EndObject();
   writer.EndObject();

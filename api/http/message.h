@@ -28,11 +28,13 @@ struct HttpRequest {
   std::string method;
   std::string path;
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded, in order
-  HeaderMap headers;
+  HeaderMap headers;  // a repeated field's values joined with ", " (RFC 9110 section 5.3)
+  std::vector<std::string> repeated_headers;  // names of fields that appeared more than once
   std::string body;
   std::chrono::steady_clock::time_point received_at;
 
   std::optional<std::string_view> header(std::string_view name) const;
+  bool header_repeated(std::string_view name) const;
   // The single value of a query parameter; an error if it is repeated.
   model::Result<std::optional<std::string>> query_value(std::string_view name) const;
 };

@@ -53,7 +53,7 @@ model::Result<std::optional<std::string>> parse_timestamp(const HttpRequest& req
   if (!infra::time::parse_utc(**value)) {
     return bad_request(std::string(name) +
                            " must be an ISO 8601 UTC timestamp such as "
-                           "2026-11-21T00:00:00Z.",
+                           "2026-11-21T00:00:00Z, from 1970 to 9999.",
                        name);
   }
   return value;

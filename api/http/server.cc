@@ -3,119 +3,140 @@
 #include <pistache/endpoint.h>
 #include <pistache/http.h>
 #include <pistache/peer.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <sstream>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <variant>
+#include <vector>
 
+#include "api/http/framing.h"
 #include "infra/crypto/crypto.h"
 #include "infra/log/log.h"
 
 namespace payrail::api {
 namespace {
 
-using Pistache::Http::ResponseWriter;
 namespace Http = Pistache::Http;
+using Clock = std::chrono::steady_clock;
 
-model::Error payload_too_large(std::size_t body_max_bytes) {
-  return model::Error::make(
-      model::ErrorCode::payload_too_large,
-      "The request body exceeds " + std::to_string(body_max_bytes / 1024) + " KiB.");
+// Requests parsed ahead of the one being answered; more bytes than this allows wait unparsed.
+constexpr std::size_t kPipelinedMax = 16;
+constexpr auto kReaperInterval = std::chrono::milliseconds(200);
+// Pistache's own timers are pushed out of the way: timing is the reaper's job.
+constexpr auto kPistacheTimeout = std::chrono::hours(24 * 365);
+constexpr const char* kConnectionData = "payrail.connection";
+
+std::string_view reason_phrase(int status) {
+  switch (status) {
+    case 100:
+      return "Continue";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 202:
+      return "Accepted";
+    case 204:
+      return "No Content";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 402:
+      return "Payment Required";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 409:
+      return "Conflict";
+    case 413:
+      return "Content Too Large";
+    case 414:
+      return "URI Too Long";
+    case 415:
+      return "Unsupported Media Type";
+    case 422:
+      return "Unprocessable Content";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
+  }
 }
 
-// Pistache 0.0.5 writes only typed headers (raw ones are dropped), so response headers that
-// Pistache has no type for (Request-Id, RateLimit-*, Retry-After) use this one.
-class NamedHeader : public Http::Header::Header {
- public:
-  NamedHeader(std::string name, std::string value)
-      : name_(std::move(name)), value_(std::move(value)) {}
-  const char* name() const override { return name_.c_str(); }
-  void write(std::ostream& stream) const override { stream << value_; }
-  std::uint64_t hash() const override { return std::hash<std::string>{}(name_); }
+using Entry = std::variant<http::RawRequest, model::Error>;
 
- private:
-  std::string name_;
-  std::string value_;
+// One client connection. The reactor thread feeds it bytes; worker threads answer its requests;
+// the reaper closes it when idle. Everything below is guarded by `mutex`.
+struct Connection {
+  Connection(std::shared_ptr<Pistache::Tcp::Peer> owner, int duplicate, http::FramingLimits limits)
+      : peer(owner), socket(duplicate), parser(limits) {}
+
+  std::mutex mutex;
+  std::weak_ptr<Pistache::Tcp::Peer> peer;
+  // A dup() of the peer's descriptor, used only to shut the connection down: unlike the
+  // descriptor number Pistache owns, it can never refer to another client's connection.
+  int socket = -1;
+  http::RequestParser parser;
+  std::deque<Entry> waiting;
+  bool in_flight = false;
+  bool closing = false;  // the last response was (or is being) sent; read nothing more
+  bool closed = false;   // Pistache has dropped the peer
+  Clock::time_point last_activity = Clock::now();
+  Clock::time_point partial_since = Clock::now();
+
+  // Sends bytes in order after everything already sent; shuts the connection down afterwards
+  // when asked. Caller holds `mutex`.
+  void write(std::string bytes, bool close_after) {
+    auto owner = peer.lock();
+    if (!owner || closed) return;
+    const auto size = bytes.size();
+    auto sent = owner->send(Pistache::RawBuffer(std::move(bytes), size));
+    if (!close_after) return;
+    closing = true;
+    waiting.clear();
+    // The continuation may run right here or later on the reactor thread: it takes only
+    // socket_mutex, never `mutex`.
+    auto self = weak_self;
+    sent.then(
+        [self](ssize_t) {
+          if (auto connection = self.lock()) connection->shutdown_socket(SHUT_WR);
+        },
+        [self](std::exception_ptr) {
+          if (auto connection = self.lock()) connection->shutdown_socket(SHUT_RDWR);
+        });
+  }
+
+  void shutdown_socket(int how) {
+    std::lock_guard lock(socket_mutex);
+    if (socket >= 0) ::shutdown(socket, how);
+  }
+
+  void close_socket() {
+    std::lock_guard lock(socket_mutex);
+    if (socket >= 0) ::close(socket);
+    socket = -1;
+  }
+
+  std::mutex socket_mutex;  // guards `socket`; taken after `mutex` or alone
+
+  std::weak_ptr<Connection> weak_self;
 };
-
-void send_via_writer(const std::shared_ptr<ResponseWriter>& writer, const std::string& request_id,
-                     HttpResponse response) {
-  try {
-    // A replayed response carries the original request's id instead of this one's.
-    const bool has_request_id =
-        std::any_of(response.headers.begin(), response.headers.end(),
-                    [](const auto& header) { return header.first == "Request-Id"; });
-    if (!has_request_id) {
-      writer->headers().add(std::make_shared<NamedHeader>("Request-Id", request_id));
-    }
-    for (const auto& [name, value] : response.headers) {
-      writer->headers().add(std::make_shared<NamedHeader>(name, value));
-    }
-    if (response.status == 204) {
-      writer->send(Http::Code::No_Content);
-      return;
-    }
-    writer->send(static_cast<Http::Code>(response.status), response.body, MIME(Application, Json));
-  } catch (const std::exception& failure) {
-    // The client went away before we answered; nothing else to do.
-    infra::log::debug("http.send_failed", {{"error", failure.what()}});
-  }
-}
-
-Responder make_responder(ResponseWriter writer, std::string request_id) {
-  auto shared_writer = std::make_shared<ResponseWriter>(std::move(writer));
-  return Responder(request_id, [shared_writer, request_id](HttpResponse response) {
-    send_via_writer(shared_writer, request_id, std::move(response));
-  });
-}
-
-void copy_headers(const Http::Request& source, HttpRequest& target) {
-  for (const auto& header : source.headers().list()) {
-    std::ostringstream value;
-    header->write(value);
-    target.headers[header->name()] = value.str();
-  }
-  for (const auto& [name, raw] : source.headers().rawList()) target.headers[name] = raw.value();
-}
-
-int hex_value(char digit) {
-  if (digit >= '0' && digit <= '9') return digit - '0';
-  if (digit >= 'a' && digit <= 'f') return digit - 'a' + 10;
-  if (digit >= 'A' && digit <= 'F') return digit - 'A' + 10;
-  return -1;
-}
-
-// Pistache 0.0.5 hands query names and values over still percent-encoded; clients encode
-// characters such as ':' in timestamps (created_gte=2026-11-21T00%3A00%3A00Z). Malformed escapes
-// are kept as they are, for validation to refuse.
-std::string percent_decoded(std::string_view text) {
-  std::string decoded;
-  decoded.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool escape = text[i] == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
-                        hex_value(text[i + 2]) >= 0;
-    if (!escape) {
-      decoded += text[i];
-      continue;
-    }
-    decoded += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
-    i += 2;
-  }
-  return decoded;
-}
-
-HttpRequest copy_request(const Http::Request& source) {
-  HttpRequest request;
-  request.request_id = new_request_id();
-  request.method = Http::methodString(source.method());
-  request.path = source.resource();
-  for (auto it = source.query().parameters_begin(); it != source.query().parameters_end(); ++it) {
-    request.query.emplace_back(percent_decoded(it->first), percent_decoded(it->second));
-  }
-  copy_headers(source, request);
-  request.body = source.body();
-  request.received_at = std::chrono::steady_clock::now();
-  return request;
-}
 
 }  // namespace
 
@@ -123,11 +144,181 @@ std::string new_request_id() {
   return "req_" + infra::crypto::random_base62(24);
 }
 
+std::string serialize_response(const HttpResponse& response, const std::string& request_id,
+                               bool keep_alive, bool head) {
+  std::string bytes = "HTTP/1.1 " + std::to_string(response.status) + " " +
+                      std::string(reason_phrase(response.status)) + "\r\n";
+  // A replayed response carries the original request's id instead of this one's.
+  const bool has_request_id =
+      std::any_of(response.headers.begin(), response.headers.end(),
+                  [](const auto& header) { return header.first == "Request-Id"; });
+  if (!has_request_id) bytes += "Request-Id: " + request_id + "\r\n";
+  for (const auto& [name, value] : response.headers) bytes += name + ": " + value + "\r\n";
+  if (response.status != 204) {
+    bytes += "Content-Type: application/json\r\n";
+    bytes += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
+  }
+  bytes += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
+  if (!head && response.status != 204) bytes += response.body;
+  return bytes;
+}
+
 struct HttpServer::Shared {
   HttpServerOptions options;
   WorkerPool* pool;
   Dispatch dispatch;
+  std::mutex registry_mutex;
+  std::vector<std::weak_ptr<Connection>> connections;
+  std::mutex stop_mutex;
+  std::condition_variable stop_signal;
+  bool stopping = false;
+
+  http::FramingLimits limits() const {
+    return {.request_line_max_bytes = options.request_line_max_bytes,
+            .header_section_max_bytes = options.header_allowance_bytes,
+            .body_max_bytes = options.body_max_bytes};
+  }
 };
+
+namespace {
+
+using Shared = HttpServer::Shared;
+
+HttpRequest to_request(http::RawRequest raw) {
+  HttpRequest request;
+  request.request_id = new_request_id();
+  request.method = std::move(raw.method);
+  const auto question = raw.target.find('?');
+  request.path = raw.target.substr(0, question);
+  if (question != std::string::npos) {
+    request.query = http::parse_query(std::string_view(raw.target).substr(question + 1));
+  }
+  for (auto& [name, value] : raw.fields) {
+    auto [it, inserted] = request.headers.try_emplace(name, value);
+    if (inserted) continue;
+    it->second += ", " + value;
+    if (!request.header_repeated(name)) request.repeated_headers.push_back(name);
+  }
+  request.body = std::move(raw.body);
+  request.received_at = Clock::now();
+  return request;
+}
+
+// Parses what the connection has buffered into waiting requests. Caller holds the mutex.
+void parse_waiting(Connection& connection) {
+  while (!connection.closing && connection.waiting.size() < kPipelinedMax) {
+    auto step = connection.parser.next();
+    if (std::holds_alternative<http::NeedMore>(step)) break;
+    if (auto* error = std::get_if<model::Error>(&step)) {
+      connection.waiting.emplace_back(std::move(*error));
+      break;
+    }
+    auto& request = std::get<http::RawRequest>(step);
+    const bool last = !request.keep_alive;
+    connection.waiting.emplace_back(std::move(request));
+    if (last) break;
+  }
+  if (connection.parser.has_partial() && connection.waiting.empty() && !connection.in_flight &&
+      connection.parser.take_continue_request()) {
+    connection.write("HTTP/1.1 100 Continue\r\n\r\n", false);
+  }
+}
+
+// Sends the answer to the request in flight and lets the next one go.
+void finish(const std::shared_ptr<Connection>& connection, const HttpResponse& response,
+            const std::string& request_id, bool keep_alive, bool head) {
+  std::lock_guard lock(connection->mutex);
+  connection->write(serialize_response(response, request_id, keep_alive, head), !keep_alive);
+  connection->in_flight = false;
+  connection->last_activity = Clock::now();
+  if (keep_alive) parse_waiting(*connection);
+}
+
+void start_next(const std::shared_ptr<Shared>& shared,
+                const std::shared_ptr<Connection>& connection);
+
+void dispatch_request(const std::shared_ptr<Shared>& shared,
+                      const std::shared_ptr<Connection>& connection, http::RawRequest raw) {
+  const bool keep_alive = raw.keep_alive;
+  const bool head = raw.head;
+  auto request = to_request(std::move(raw));
+  const auto request_id = request.request_id;
+  std::weak_ptr<Connection> weak = connection;
+  Responder responder(request_id,
+                      [shared, weak, request_id, keep_alive, head](HttpResponse response) {
+                        auto owner = weak.lock();
+                        if (!owner) return;
+                        finish(owner, response, request_id, keep_alive, head);
+                        start_next(shared, owner);
+                      });
+  auto task =
+      std::make_shared<std::pair<HttpRequest, Responder>>(std::move(request), std::move(responder));
+  const bool queued = shared->pool->try_submit(
+      [task, shared] { shared->dispatch(std::move(task->first), std::move(task->second)); });
+  if (!queued) {
+    auto error = model::Error::make(model::ErrorCode::service_unavailable,
+                                    "The service is overloaded; retry with backoff.");
+    error.headers["Retry-After"] = "1";
+    task->second.send_error(error);
+  }
+}
+
+// Starts the next waiting request unless one is in flight. Framing errors are answered here.
+void start_next(const std::shared_ptr<Shared>& shared,
+                const std::shared_ptr<Connection>& connection) {
+  std::unique_lock lock(connection->mutex);
+  if (connection->in_flight || connection->closed || connection->waiting.empty()) return;
+  auto entry = std::move(connection->waiting.front());
+  connection->waiting.pop_front();
+  connection->in_flight = true;
+  if (auto* error = std::get_if<model::Error>(&entry)) {
+    const auto request_id = new_request_id();
+    connection->write(
+        serialize_response(error_response(*error, request_id), request_id, false, false), true);
+    connection->in_flight = false;
+    return;
+  }
+  lock.unlock();
+  dispatch_request(shared, connection, std::move(std::get<http::RawRequest>(entry)));
+}
+
+// Closes connections that are idle, or whose request stalls, past their deadlines.
+void reap(Shared& shared) {
+  std::vector<std::shared_ptr<Connection>> live;
+  {
+    std::lock_guard lock(shared.registry_mutex);
+    auto& all = shared.connections;
+    all.erase(
+        std::remove_if(all.begin(), all.end(), [](const auto& weak) { return weak.expired(); }),
+        all.end());
+    for (const auto& weak : all) {
+      if (auto connection = weak.lock()) live.push_back(std::move(connection));
+    }
+  }
+  const auto now = Clock::now();
+  for (const auto& connection : live) {
+    std::lock_guard lock(connection->mutex);
+    if (connection->closed || connection->in_flight || !connection->waiting.empty()) continue;
+    if (!connection->closing && connection->parser.has_partial()) {
+      const auto allowed = connection->parser.headers_complete()
+                               ? shared.options.header_timeout + shared.options.body_timeout
+                               : shared.options.header_timeout;
+      if (now - connection->partial_since < allowed) continue;
+      const auto request_id = new_request_id();
+      const auto error = model::Error::make(model::ErrorCode::request_timeout,
+                                            "The request was not received in time.");
+      connection->write(
+          serialize_response(error_response(error, request_id), request_id, false, false), true);
+      continue;
+    }
+    if (now - connection->last_activity >= shared.options.idle_timeout) {
+      connection->closing = true;
+      connection->shutdown_socket(SHUT_RDWR);
+    }
+  }
+}
+
+}  // namespace
 
 class PayrailHandler : public Http::Handler {
  public:
@@ -136,88 +327,70 @@ class PayrailHandler : public Http::Handler {
   explicit PayrailHandler(std::shared_ptr<HttpServer::Shared> shared)
       : shared_(std::move(shared)) {}
 
-  void onRequest(const Http::Request& source, ResponseWriter writer) override {
-    auto request = copy_request(source);
-    auto responder = make_responder(std::move(writer), request.request_id);
-    if (request.body.size() > shared_->options.body_max_bytes) {
-      responder.send_error(payload_too_large(shared_->options.body_max_bytes));
-      return;
-    }
-    auto task = std::make_shared<std::pair<HttpRequest, Responder>>(std::move(request),
-                                                                    std::move(responder));
-    const bool queued = shared_->pool->try_submit([task, dispatch = &shared_->dispatch] {
-      (*dispatch)(std::move(task->first), std::move(task->second));
-    });
-    if (!queued) {
-      auto error = model::Error::make(model::ErrorCode::service_unavailable,
-                                      "The service is overloaded; retry with backoff.");
-      error.headers["Retry-After"] = "1";
-      task->second.send_error(error);
-    }
+  void onConnection(const std::shared_ptr<Pistache::Tcp::Peer>& peer) override {
+    // Pistache's idle check reads every peer's parser (Http::Handler::onConnection, private,
+    // would create it); ours does the parsing, this one only has to exist.
+    peer->putData(Http::Handler::ParserData,
+                  std::make_shared<Http::RequestParser>(shared_->options.body_max_bytes));
+    auto connection = std::make_shared<Connection>(peer, ::dup(peer->fd()), shared_->limits());
+    connection->weak_self = connection;
+    peer->putData(kConnectionData, connection);
+    std::lock_guard lock(shared_->registry_mutex);
+    shared_->connections.push_back(connection);
   }
 
-  void onTimeout(const Http::Request&, ResponseWriter writer) override {
-    make_responder(std::move(writer), new_request_id())
-        .send_error(model::Error::make(model::ErrorCode::request_timeout,
-                                       "The request was not received in time."));
+  void onDisconnection(const std::shared_ptr<Pistache::Tcp::Peer>& peer) override {
+    auto connection = connection_of(peer);
+    if (!connection) return;
+    std::lock_guard lock(connection->mutex);
+    connection->closed = true;
+    connection->waiting.clear();
+    connection->close_socket();
   }
 
-  // Same as Pistache's Http::Handler::onInput, except that protocol errors get the error
-  // envelope and HTTP/1.1 requests without a Connection header stay keep-alive (RFC 9112).
   void onInput(const char* buffer, size_t length,
                const std::shared_ptr<Pistache::Tcp::Peer>& peer) override {
-    auto parser = getParser(peer);
-    auto& request = parser->request;
-    try {
-      if (!parser->feed(buffer, length)) {
-        parser->reset();
-        reject(peer, request.version(), payload_too_large(shared_->options.body_max_bytes));
-        return;
+    auto connection = connection_of(peer);
+    if (!connection) return;
+    {
+      std::lock_guard lock(connection->mutex);
+      if (connection->closing || connection->closed) return;
+      const auto now = Clock::now();
+      connection->last_activity = now;
+      if (!connection->parser.has_partial()) connection->partial_since = now;
+      connection->parser.feed(std::string_view(buffer, length));
+      parse_waiting(*connection);
+      // A client that keeps pipelining while nothing is answered gets no more buffer than a
+      // few maximal requests.
+      const auto buffered_max = kPipelinedMax * (shared_->options.body_max_bytes +
+                                                 shared_->options.header_allowance_bytes);
+      if (connection->parser.buffered_bytes() > buffered_max) {
+        connection->closing = true;
+        connection->shutdown_socket(SHUT_RDWR);
       }
-      if (parser->parse() != Http::Private::State::Done) return;
-      ResponseWriter writer(request.version(), transport(), this, peer);
-      request.copyAddress(peer->address());
-      set_connection_header(request, writer);
-      peer->setIdle(false);
-      onRequest(request, std::move(writer));
-      parser->reset();
-    } catch (const Http::HttpError& failure) {
-      parser->reset();
-      reject(peer, request.version(),
-             model::bad_request(std::string("Malformed HTTP request: ") + failure.reason()));
-    } catch (const std::exception& failure) {
-      parser->reset();
-      infra::log::error("http.input_failed", {{"error", failure.what()}});
-      reject(peer, request.version(),
-             model::Error::make(model::ErrorCode::internal_error, "An internal error occurred."));
     }
+    start_next(shared_, connection);
   }
+
+  // Requests never reach Pistache's parser, so Pistache never calls these.
+  void onRequest(const Http::Request&, Http::ResponseWriter) override {}
+  void onTimeout(const Http::Request&, Http::ResponseWriter) override {}
 
  private:
-  static void set_connection_header(const Http::Request& request, ResponseWriter& writer) {
-    auto connection = request.headers().tryGet<Http::Header::Connection>();
-    auto control = Http::ConnectionControl::KeepAlive;
-    if (connection) {
-      control = connection->control();
-    } else if (request.version() == Http::Version::Http10) {
-      control = Http::ConnectionControl::Close;
-    }
-    writer.headers().add<Http::Header::Connection>(control);
-  }
-
-  void reject(const std::shared_ptr<Pistache::Tcp::Peer>& peer, Http::Version version,
-              const model::Error& error) {
-    ResponseWriter writer(version, transport(), this, peer);
-    writer.headers().add<Http::Header::Connection>(Http::ConnectionControl::Close);
-    make_responder(std::move(writer), new_request_id()).send_error(error);
+  static std::shared_ptr<Connection> connection_of(
+      const std::shared_ptr<Pistache::Tcp::Peer>& peer) {
+    return std::static_pointer_cast<Connection>(peer->tryGetData(kConnectionData));
   }
 
   std::shared_ptr<HttpServer::Shared> shared_;
 };
 
 HttpServer::HttpServer(HttpServerOptions options, WorkerPool& pool, Dispatch dispatch)
-    : options_(std::move(options)),
-      shared_(std::make_shared<Shared>(Shared{options_, &pool, std::move(dispatch)})) {}
+    : options_(std::move(options)), shared_(std::make_shared<Shared>()) {
+  shared_->options = options_;
+  shared_->pool = &pool;
+  shared_->dispatch = std::move(dispatch);
+}
 
 HttpServer::~HttpServer() {
   shutdown();
@@ -226,19 +399,25 @@ HttpServer::~HttpServer() {
 void HttpServer::start() {
   Pistache::Address address(options_.address, Pistache::Port(options_.port));
   endpoint_ = std::make_unique<Http::Endpoint>(address);
-  auto endpoint_options =
-      Http::Endpoint::options()
-          .threads(options_.reactor_threads)
-          .flags(options_.reuse_port
-                     ? Pistache::Tcp::Options::ReuseAddr | Pistache::Tcp::Options::ReusePort
-                     : Pistache::Tcp::Options::ReuseAddr)
-          .maxRequestSize(options_.body_max_bytes + options_.header_allowance_bytes)
-          .maxResponseSize(4 * 1024 * 1024)
-          .headerTimeout(options_.header_timeout)
-          .bodyTimeout(options_.body_timeout);
+  auto endpoint_options = Http::Endpoint::options()
+                              .threads(options_.reactor_threads)
+                              .flags(options_.reuse_port ? Pistache::Tcp::Options::ReuseAddr |
+                                                               Pistache::Tcp::Options::ReusePort
+                                                         : Pistache::Tcp::Options::ReuseAddr)
+                              .headerTimeout(kPistacheTimeout)
+                              .bodyTimeout(kPistacheTimeout)
+                              .keepaliveTimeout(kPistacheTimeout);
   endpoint_->init(endpoint_options);
   endpoint_->setHandler(Http::make_handler<PayrailHandler>(shared_));
   endpoint_->serveThreaded();
+  reaper_ = std::thread([shared = shared_] {
+    std::unique_lock lock(shared->stop_mutex);
+    while (!shared->stop_signal.wait_for(lock, kReaperInterval, [&] { return shared->stopping; })) {
+      lock.unlock();
+      reap(*shared);
+      lock.lock();
+    }
+  });
 }
 
 std::uint16_t HttpServer::port() const {
@@ -246,6 +425,12 @@ std::uint16_t HttpServer::port() const {
 }
 
 void HttpServer::shutdown() {
+  {
+    std::lock_guard lock(shared_->stop_mutex);
+    shared_->stopping = true;
+  }
+  shared_->stop_signal.notify_all();
+  if (reaper_.joinable()) reaper_.join();
   if (!endpoint_) return;
   endpoint_->shutdown();
   endpoint_.reset();

@@ -24,6 +24,15 @@ model::Error invalid_key() {
 }  // namespace
 
 model::Result<Credentials> read_credentials(const HttpRequest& request) {
+  // Two credentials that could name different principals are refused rather than resolved: a
+  // proxy and this server might otherwise pick different ones.
+  const auto ambiguous = model::Error::make(
+      model::ErrorCode::credentials_ambiguous,
+      "Send exactly one credential: one X-API-Key header or one Authorization header, or both "
+      "carrying the same API key.");
+  if (request.header_repeated("X-API-Key") || request.header_repeated("Authorization")) {
+    return ambiguous;
+  }
   Credentials credentials;
   if (auto key = request.header("X-API-Key")) credentials.api_key = std::string(*key);
   if (auto authorization = request.header("Authorization")) {
@@ -35,8 +44,9 @@ model::Result<Credentials> read_credentials(const HttpRequest& request) {
                                 "The Authorization header must be 'Bearer <credential>'.");
     }
     const auto token = std::string(authorization->substr(kBearer.size()));
+    if (credentials.api_key && *credentials.api_key != token) return ambiguous;
     if (token.starts_with("ck_")) {
-      if (!credentials.api_key) credentials.api_key = token;
+      credentials.api_key = token;
     } else {
       credentials.session = token;
     }

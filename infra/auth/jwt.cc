@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "infra/crypto/crypto.h"
+#include "schemas/model/text.h"
 
 namespace payrail::infra::auth {
 namespace {
@@ -29,8 +30,8 @@ using RsaKey = detail::RsaVerificationKey;
 constexpr std::string_view kHs256 = "HS256";
 constexpr std::string_view kRs256 = "RS256";
 constexpr std::string_view kMintedHeader = R"({"alg":"HS256","typ":"JWT"})";
-constexpr std::size_t kMaxSubjectBytes = 255;
-constexpr std::size_t kMaxEmailBytes = 320;
+constexpr std::size_t kMaxSubjectCharacters = 255;
+constexpr std::size_t kMaxEmailCharacters = 320;
 constexpr std::size_t kMinHs256SecretBytes = 32;
 constexpr std::int64_t kMaxLeewaySeconds = 3600;
 // 9999-12-31T23:59:59Z. Later or negative dates are malformed, which also keeps
@@ -93,7 +94,8 @@ bool has_duplicate_members(const rapidjson::Value& object) {
 }
 
 bool parse_object(std::string_view text, std::size_t max_bytes, rapidjson::Document& document) {
-  if (text.size() > max_bytes) return false;
+  // RapidJSON stops at a NUL byte; JSON text never contains one.
+  if (text.size() > max_bytes || text.find('\0') != std::string_view::npos) return false;
   document.Parse<kParseFlags>(text.data(), text.size());
   return !document.HasParseError() && document.IsObject() && !has_duplicate_members(document);
 }
@@ -134,16 +136,24 @@ bool audience_matches(const rapidjson::Value* audience_claim, std::string_view a
   return false;
 }
 
-// Identity strings end up in logs and database rows; control characters have no place there.
-std::optional<std::string> required_text(const rapidjson::Value& object, std::string_view name,
-                                         std::size_t max_bytes) {
+// Identity strings end up in logs and database rows: they are checked like every string a client
+// sends (model/text.h: UTF-8 without NUL, lengths in characters), and control characters have
+// no place there either. A bad claim makes the session invalid; `param` names a claim that is
+// present but not acceptable.
+Result<std::string> required_text(const rapidjson::Value& object, std::string_view name,
+                                  std::string_view label, std::size_t max_characters) {
+  auto invalid = session_error("session " + std::string(label) + " invalid");
   const rapidjson::Value* value = find_member(object, name);
-  if (value == nullptr || !value->IsString()) return std::nullopt;
+  if (value == nullptr) return invalid;  // missing: nothing to name
+  invalid.param = std::string(name);
+  if (!value->IsString()) return invalid;
   const std::string_view text = string_of(*value);
-  if (text.empty() || text.size() > max_bytes) return std::nullopt;
+  if (!model::text::is_clean(text)) return invalid;
+  const auto characters = model::text::character_count(text);
+  if (characters == 0 || characters > max_characters) return invalid;
   for (const char character : text) {
     const auto code = static_cast<unsigned char>(character);
-    if (code < 0x20 || code == 0x7F) return std::nullopt;
+    if (code < 0x20 || code == 0x7F) return invalid;
   }
   return std::string(text);
 }
@@ -212,11 +222,11 @@ Result<SessionClaims> read_claims(const rapidjson::Value& payload, const ClaimRu
   if (!audience_matches(find_member(payload, "aud"), rules.audience)) {
     return session_error("session audience mismatch");
   }
-  auto subject = required_text(payload, "sub", kMaxSubjectBytes);
-  if (!subject) return session_error("session subject invalid");
-  auto email = required_text(payload, "email", kMaxEmailBytes);
-  if (!email) return session_error("session email invalid");
-  return SessionClaims{std::move(*subject), std::move(*email), *expires_at};
+  auto subject = required_text(payload, "sub", "subject", kMaxSubjectCharacters);
+  if (!subject.ok()) return std::move(subject).error();
+  auto email = required_text(payload, "email", "email", kMaxEmailCharacters);
+  if (!email.ok()) return std::move(email).error();
+  return SessionClaims{std::move(subject).value(), std::move(email).value(), *expires_at};
 }
 
 bool rsa_signature_valid(EVP_PKEY* key, std::string_view signing_input,

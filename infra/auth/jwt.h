@@ -55,7 +55,9 @@ class JwtVerifier {
   // Config errors are internal_error.
   static model::Result<JwtVerifier> create(const JwtConfig& config);
 
-  // Every failure is session_invalid with a short message that never echoes token content.
+  // Every failure is session_invalid with a short message that never echoes token content; a
+  // sub or email claim that is not clean text (model/text.h), too long (in characters) or has
+  // control characters also names the claim in `param` (a missing claim does not).
   model::Result<SessionClaims> verify(std::string_view token, std::int64_t now_unix) const;
 
   JwtAlgorithm algorithm() const { return algorithm_; }

@@ -8,6 +8,9 @@
 // The mock cluster always binds an ephemeral port. So that clients can reconnect after this
 // process restarts, the first IPv4 listener is bound to PAYRAIL_KAFKA_PORT instead: this binary
 // defines bind(), which the dynamic linker resolves for librdkafka ahead of libc's.
+// PAYRAIL_KAFKA_ADVERTISED_PORT (network-fault tests) makes the cluster advertise another port
+// in its metadata, that of a TCP proxy in front of it, so that clients reach the broker only
+// through the proxy: getsockname() on that listener reports it.
 #include <dlfcn.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -28,13 +31,15 @@
 namespace {
 
 std::atomic<int> g_fixed_port{0};
+std::atomic<int> g_advertised_port{0};
+std::atomic<int> g_fixed_listener{-1};
 std::atomic<bool> g_stop{false};
 
 void on_signal(int) {
   g_stop = true;
 }
 
-int parse_port_setting(const char* name, int fallback) {
+int parse_port(const char* name, int fallback) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
@@ -56,14 +61,33 @@ extern "C" int bind(int fd, const struct sockaddr* address, socklen_t length) {
     sockaddr_in fixed = *reinterpret_cast<const sockaddr_in*>(address);
     if (fixed.sin_port == 0) {
       fixed.sin_port = htons(static_cast<uint16_t>(port));
+      g_fixed_listener = fd;
       return real_bind(fd, reinterpret_cast<const sockaddr*>(&fixed), sizeof fixed);
     }
   }
   return real_bind(fd, address, length);
 }
 
+extern "C" int getsockname(int fd, struct sockaddr* address, socklen_t* length) {
+  using GetsocknameFunction = int (*)(int, struct sockaddr*, socklen_t*);
+  static const auto real_getsockname =
+      reinterpret_cast<GetsocknameFunction>(dlsym(RTLD_NEXT, "getsockname"));
+  const int result = real_getsockname(fd, address, length);
+  const int advertised = g_advertised_port.load();
+  // Only the cluster's one look at its fixed listener, right after bind(): the descriptor
+  // number may be reused later.
+  if (result == 0 && advertised > 0 && address->sa_family == AF_INET) {
+    int listener = fd;
+    if (g_fixed_listener.compare_exchange_strong(listener, -1)) {
+      reinterpret_cast<sockaddr_in*>(address)->sin_port = htons(static_cast<uint16_t>(advertised));
+    }
+  }
+  return result;
+}
+
 int main() {
-  g_fixed_port = parse_port_setting("PAYRAIL_KAFKA_PORT", 29092);
+  g_fixed_port = parse_port("PAYRAIL_KAFKA_PORT", 29092);
+  g_advertised_port = parse_port("PAYRAIL_KAFKA_ADVERTISED_PORT", 0);
   const char* prefix_env = std::getenv("PAYRAIL_TOPIC_PREFIX");
   const std::string prefix = prefix_env ? prefix_env : "";
   std::signal(SIGINT, on_signal);
@@ -83,7 +107,7 @@ int main() {
     std::fprintf(stderr,
                  "payrail-broker: could not start the mock cluster: is port %d in use? Set "
                  "PAYRAIL_KAFKA_PORT to a free port\n",
-                 parse_port_setting("PAYRAIL_KAFKA_PORT", 29092));
+                 parse_port("PAYRAIL_KAFKA_PORT", 29092));
     rd_kafka_destroy(handle);
     return 1;
   }
@@ -93,7 +117,7 @@ int main() {
   }
   // After the cluster: its listener must be the first port-0 bind of this process (see bind()).
   const char* metrics_address = std::getenv("PAYRAIL_METRICS_ADDRESS");
-  const int metrics_port = parse_port_setting("PAYRAIL_METRICS_PORT", 0);
+  const int metrics_port = parse_port("PAYRAIL_METRICS_PORT", 0);
   const auto served = payrail::infra::metrics::serve(
       "payrail-broker", metrics_address && *metrics_address ? metrics_address : "127.0.0.1",
       metrics_port);

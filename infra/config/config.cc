@@ -14,6 +14,10 @@ namespace {
 using model::Error;
 using model::ErrorCode;
 
+bool is_loopback_address(const std::string& address) {
+  return address == "localhost" || address == "::1" || address.starts_with("127.");
+}
+
 std::optional<std::string> env(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
@@ -127,6 +131,7 @@ model::Result<Config> load_config_from_environment() {
       read_int("PAYRAIL_HTTP_PORT", 0, 65535, config.http_port),
       read_int("PAYRAIL_METRICS_PORT", 0, 65535, config.metrics_port),
       read_int("PAYRAIL_HTTP_THREADS", 1, 64, config.http_reactor_threads),
+      read_int("PAYRAIL_HTTP_IDLE_TIMEOUT_MS", 100, 3600000, config.http_idle_timeout_ms),
       read_int("PAYRAIL_API_WORKERS", 1, 256, config.api_worker_threads),
       read_int("PAYRAIL_API_QUEUE_MAX", 1, 100000, config.api_queue_max),
       read_int("PAYRAIL_DB_POOL_SIZE", 1, 256, config.db_pool_size),
@@ -157,6 +162,11 @@ model::Result<Config> load_config_from_environment() {
   };
   for (const auto& check : checks) {
     if (!check.ok()) return check.error();
+  }
+  if (!is_loopback_address(config.http_address)) {
+    return config_error("PAYRAIL_HTTP_ADDRESS",
+                        "expected a loopback address (127.x.x.x, ::1 or localhost): the API serves "
+                        "plain HTTP to its TLS-terminating proxy only");
   }
   if (!config.chain_adapter.empty() && config.chain_adapter != "simulated") {
     return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none) or simulated");

@@ -22,10 +22,13 @@ struct Config {
   std::string kafka_debug;  // librdkafka `debug` contexts, e.g. "cgrp,fetch" (troubleshooting)
 
   // HTTP API.
+  // Plain HTTP on a loopback address only: clients reach the API through the TLS-terminating
+  // proxy (docs/design.md "HTTPS").
   std::string http_address = "127.0.0.1";
   int http_port = 8080;
   bool http_reuse_port = false;  // several API processes on one port (SO_REUSEPORT)
   int http_reactor_threads = 2;
+  int http_idle_timeout_ms = 60000;  // keep-alive connections idle this long are closed
   int api_worker_threads = 16;
   int api_queue_max = 2048;
   int db_pool_size = 16;

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include "schemas/model/hex.h"
+
 namespace payrail::infra::crypto {
 namespace {
 
@@ -51,13 +53,6 @@ model::Error sealing_error() {
 
 model::Error opening_error() {
   return model::Error::make(model::ErrorCode::internal_error, "decryption failed");
-}
-
-int hex_value(char character) {
-  if (character >= '0' && character <= '9') return character - '0';
-  if (character >= 'a' && character <= 'f') return character - 'a' + 10;
-  if (character >= 'A' && character <= 'F') return character - 'A' + 10;
-  return -1;
 }
 
 int base64url_value(char character) {
@@ -173,8 +168,8 @@ std::optional<std::string> hex_decode(std::string_view text) {
   std::string output;
   output.reserve(text.size() / 2);
   for (std::size_t index = 0; index < text.size(); index += 2) {
-    const int high = hex_value(text[index]);
-    const int low = hex_value(text[index + 1]);
+    const int high = model::hex_digit_value(text[index]);
+    const int low = model::hex_digit_value(text[index + 1]);
     if (high < 0 || low < 0) return std::nullopt;
     output.push_back(static_cast<char>((high << 4) | low));
   }

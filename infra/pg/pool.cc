@@ -10,6 +10,26 @@ using model::ErrorCode;
 
 namespace {
 
+// A database that vanishes without closing its sockets (a crashed host, a network partition)
+// would leave libpq waiting forever: connect within 5 s, and let TCP give up on a peer that
+// stops acknowledging (30 s) or answering keepalives (10 s idle + 3 x 5 s). Settings already in
+// the URL win.
+std::string with_network_timeouts(std::string url) {
+  constexpr std::pair<const char*, const char*> kDefaults[] = {
+      {"connect_timeout", "5"},     {"keepalives", "1"},       {"keepalives_idle", "10"},
+      {"keepalives_interval", "5"}, {"keepalives_count", "3"}, {"tcp_user_timeout", "30000"}};
+  const bool uri = url.starts_with("postgresql://") || url.starts_with("postgres://");
+  for (const auto& [name, value] : kDefaults) {
+    if (url.find(std::string(name) + "=") != std::string::npos) continue;
+    if (uri) {
+      url += (url.find('?') == std::string::npos ? "?" : "&") + std::string(name) + "=" + value;
+    } else {
+      url += " " + std::string(name) + "=" + value;
+    }
+  }
+  return url;
+}
+
 // One frame per transaction attempt in progress on this thread, innermost last.
 thread_local std::vector<std::vector<std::function<void()>>> t_commit_hooks;
 
@@ -50,7 +70,9 @@ void CommitHooks::run() {
 
 Pool::Pool(PoolOptions options)
     : options_(std::move(options)),
-      metrics_(&metrics::pool_metrics(options_.application_name, options_.max_connections)) {}
+      metrics_(&metrics::pool_metrics(options_.application_name, options_.max_connections)) {
+  options_.url = with_network_timeouts(options_.url);
+}
 
 model::Result<std::unique_ptr<pqxx::connection>> Pool::open_connection() const {
   try {
@@ -121,6 +143,12 @@ FailureKind classify_failure(const std::exception& failure) {
   if (dynamic_cast<const pqxx::broken_connection*>(&failure)) return FailureKind::reconnect;
   if (dynamic_cast<const pqxx::serialization_failure*>(&failure)) return FailureKind::retry;
   if (dynamic_cast<const pqxx::deadlock_detected*>(&failure)) return FailureKind::retry;
+  // The server shutting down or crashing (57P01 admin_shutdown, 57P02 crash_shutdown, 57P03
+  // cannot_connect_now) or a connection exception (class 08): a fresh connection may work.
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&failure)) {
+    const std::string state = sql->sqlstate();
+    if (state.starts_with("57P") || state.starts_with("08")) return FailureKind::reconnect;
+  }
   return FailureKind::permanent;
 }
 
@@ -130,8 +158,12 @@ Error database_error(FailureKind kind, const std::exception& failure) {
       log::warn("postgres.unavailable", {{"error", failure.what()}});
       return Error::make(ErrorCode::service_unavailable, "The database is unavailable.");
     case FailureKind::in_doubt:
+      // The database went away during COMMIT: the outcome is unknown, and only a retry (with the
+      // same Idempotency-Key where the operation takes one) can tell. 503 says "retry".
       log::error("postgres.commit_in_doubt", {{"error", failure.what()}});
-      return Error::make(ErrorCode::internal_error, "An internal error occurred.");
+      return Error::make(ErrorCode::service_unavailable,
+                         "The database connection was lost while committing; retry (with the same "
+                         "Idempotency-Key).");
     case FailureKind::retry:
       log::warn("postgres.retries_exhausted", {{"error", failure.what()}});
       return Error::make(ErrorCode::service_unavailable, "The service is busy; retry shortly.");

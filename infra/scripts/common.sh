@@ -9,6 +9,8 @@ PAYRAIL_PACKAGES=(
   libgtest-dev librapidcheck-dev
   postgresql postgresql-contrib iso-codes
   kcat wrk hyperfine faketime ccache prometheus-cpp-dev
+  haproxy
+  clang libclang-rt-dev
 )
 # Needed as commands; any provider will do (e.g. NodeSource's nodejs bundles npm and conflicts
 # with Debian's npm package).

@@ -4,6 +4,14 @@
 #include <ctime>
 
 namespace payrail::infra::time {
+namespace {
+
+// The sane range: 1970 onwards (nothing in Payrail is older; PostgreSQL has no year 0), four-digit
+// years.
+constexpr int kYearMin = 1970;
+constexpr int kYearMax = 9999;
+
+}  // namespace
 
 std::string format_utc(TimePoint point) {
   const auto seconds = std::chrono::system_clock::to_time_t(point);
@@ -15,7 +23,7 @@ std::string format_utc(TimePoint point) {
   return buffer;
 }
 
-std::optional<TimePoint> parse_utc(std::string_view text) {
+std::optional<std::chrono::sys_seconds> parse_utc(std::string_view text) {
   // Strict shape check first: strptime alone accepts too much.
   constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
   if (text.size() < kShape.size() + 1 || text.size() > 40 || text.back() != 'Z') {
@@ -38,8 +46,9 @@ std::optional<TimePoint> parse_utc(std::string_view text) {
                   &parts.tm_mday, &parts.tm_hour, &parts.tm_min, &parts.tm_sec) != 6) {
     return std::nullopt;
   }
-  if (parts.tm_mon < 1 || parts.tm_mon > 12 || parts.tm_mday < 1 || parts.tm_mday > 31 ||
-      parts.tm_hour > 23 || parts.tm_min > 59 || parts.tm_sec > 60) {
+  if (parts.tm_year < kYearMin || parts.tm_year > kYearMax || parts.tm_mon < 1 ||
+      parts.tm_mon > 12 || parts.tm_mday < 1 || parts.tm_mday > 31 || parts.tm_hour > 23 ||
+      parts.tm_min > 59 || parts.tm_sec > 60) {
     return std::nullopt;
   }
   const int day = parts.tm_mday;
@@ -47,7 +56,8 @@ std::optional<TimePoint> parse_utc(std::string_view text) {
   parts.tm_mon -= 1;
   const auto seconds = timegm(&parts);
   if (parts.tm_mday != day) return std::nullopt;  // 2026-02-31 normalizes to March
-  return std::chrono::system_clock::from_time_t(seconds);
+  // Not from_time_t: that converts to nanoseconds and overflows after 2262 (found by tests/fuzz).
+  return std::chrono::sys_seconds(std::chrono::seconds(seconds));
 }
 
 }  // namespace payrail::infra::time

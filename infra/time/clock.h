@@ -16,7 +16,9 @@ inline TimePoint now_utc() {
 // "2026-11-21T10:00:00Z" (second precision, UTC), the format of every timestamp in the API.
 std::string format_utc(TimePoint point);
 
-// Parses the API's timestamp format: "YYYY-MM-DDTHH:MM:SSZ", optionally with fractional seconds.
-std::optional<TimePoint> parse_utc(std::string_view text);
+// Parses the API's timestamp format: "YYYY-MM-DDTHH:MM:SSZ", optionally with fractional seconds
+// (dropped), from 1970-01-01T00:00:00Z to 9999-12-31T23:59:60Z; anything else is nullopt. Whole
+// seconds, not TimePoint: system_clock counts nanoseconds in 64 bits and ends in 2262.
+std::optional<std::chrono::sys_seconds> parse_utc(std::string_view text);
 
 }  // namespace payrail::infra::time

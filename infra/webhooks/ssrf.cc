@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "schemas/model/hex.h"
+
 namespace payrail::infra::webhooks {
 namespace {
 
@@ -111,10 +113,7 @@ std::optional<std::uint64_t> parse_ipv4_part(std::string_view part) {
   }
   std::uint64_t value = 0;
   for (const char c : part) {
-    int digit = -1;
-    if (c >= '0' && c <= '9') digit = c - '0';
-    if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    const int digit = model::hex_digit_value(c);
     if (digit < 0 || digit >= base) return std::nullopt;
     value = value * static_cast<std::uint64_t>(base) + static_cast<std::uint64_t>(digit);
     if (value > 0xFFFFFFFFull) return std::nullopt;
@@ -328,6 +327,7 @@ model::Result<WebhookUrl> parse_webhook_url(std::string_view text) {
     return url_error("url must start with https://.");
   }
   if (text.find('#') != std::string_view::npos) return url_error("url must not have a fragment.");
+  const std::string normalized = std::string(kScheme) + std::string(text.substr(kScheme.size()));
   text.remove_prefix(kScheme.size());
   const auto authority_end = text.find_first_of("/?");
   const auto authority = text.substr(0, authority_end);
@@ -339,6 +339,7 @@ model::Result<WebhookUrl> parse_webhook_url(std::string_view text) {
   url.path_and_query =
       authority_end == std::string_view::npos ? "/" : std::string(text.substr(authority_end));
   if (url.path_and_query.front() == '?') url.path_and_query.insert(0, "/");
+  url.text = normalized;
   return url;
 }
 

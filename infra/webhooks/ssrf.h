@@ -74,6 +74,9 @@ struct WebhookUrl {
   std::optional<IpAddress> literal;  // set when the host is an address
   int port = kDefaultHttpsPort;
   std::string path_and_query;  // at least "/"
+  // The URL as registered, with the scheme in lower case (schemes are case-insensitive,
+  // RFC 3986 section 3.1): what is stored and shown.
+  std::string text;
 
   // The URL actually requested: numeric hosts in canonical form, no fragment.
   std::string request_url() const;

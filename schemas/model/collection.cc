@@ -100,7 +100,12 @@ std::string reference_from_random(std::string_view random_bytes) {
 
 std::string normalize_reference(std::string_view text) {
   std::string normalized;
-  for (const char c : text.substr(0, kReferenceInputLengthMax)) {
+  // At most kReferenceInputLengthMax characters, cut between characters: cutting bytes could end
+  // in half a UTF-8 sequence, which PostgreSQL refuses.
+  std::size_t characters = 0;
+  for (const char c : text) {
+    const bool starts_character = (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    if (starts_character && ++characters > kReferenceInputLengthMax) break;
     if (c == ' ' || c == '-') continue;
     char upper = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
     if (upper == 'O') upper = '0';

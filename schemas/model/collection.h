@@ -71,7 +71,8 @@ std::string reference_from_random(std::string_view random_bytes);
 
 // The form references are matched in: ASCII letters upper-cased, spaces and hyphens removed, and
 // Crockford's look-alikes read as the digits they stand for (O -> 0, I and L -> 1). A payer who
-// writes "pr7k-3m9q 2xwa" matches "PR7K3M9Q2XWA"; anything else must match exactly.
+// writes "pr7k-3m9q 2xwa" matches "PR7K3M9Q2XWA"; anything else must match exactly. Reads the
+// first kReferenceInputLengthMax characters; clean text stays clean.
 std::string normalize_reference(std::string_view text);
 
 bool is_reference(std::string_view text);

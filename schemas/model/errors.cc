@@ -49,6 +49,9 @@ constexpr std::array kErrorSpecs{
     ErrorSpec{ErrorCode::provider_unavailable, 503, kApi, "provider_unavailable"},
     ErrorSpec{ErrorCode::service_unavailable, 503, kApi, "service_unavailable"},
     ErrorSpec{ErrorCode::internal_error, 500, kApi, "internal_error"},
+    ErrorSpec{ErrorCode::header_fields_too_large, 431, kInvalidRequest, "bad_request"},
+    ErrorSpec{ErrorCode::uri_too_long, 414, kInvalidRequest, "bad_request"},
+    ErrorSpec{ErrorCode::credentials_ambiguous, 401, kAuthentication, "credentials_ambiguous"},
 };
 
 constexpr bool table_is_indexed_by_code() {
@@ -60,6 +63,10 @@ constexpr bool table_is_indexed_by_code() {
 static_assert(table_is_indexed_by_code(), "kErrorSpecs must list codes in enum order");
 
 }  // namespace
+
+std::size_t error_code_count() {
+  return kErrorSpecs.size();
+}
 
 const ErrorSpec& error_spec(ErrorCode code) {
   const auto index = static_cast<std::size_t>(code);

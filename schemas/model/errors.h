@@ -3,6 +3,7 @@
 // docs/errors.md.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace payrail::model {
@@ -41,6 +42,10 @@ enum class ErrorCode {
   provider_unavailable,
   service_unavailable,
   internal_error,
+  // Appended below; the table in errors.cc is indexed by these values.
+  header_fields_too_large,  // 431, wire code bad_request
+  uri_too_long,             // 414, wire code bad_request
+  credentials_ambiguous,    // 401: two different credentials in one request
 };
 
 struct ErrorSpec {
@@ -51,5 +56,7 @@ struct ErrorSpec {
 };
 
 const ErrorSpec& error_spec(ErrorCode code);
+// How many codes the table has: ErrorCode values run from 0 to error_code_count() - 1.
+std::size_t error_code_count();
 
 }  // namespace payrail::model

@@ -3,11 +3,42 @@
 #include <rapidjson/error/en.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <vector>
 
+#include "schemas/model/text.h"
+
 namespace payrail::model::json {
 namespace {
+
+// Every string of a parsed document, member names included, is checked once here, so no handler
+// can store a lone surrogate (RapidJSON decodes "\udc00" to bytes that are not UTF-8) or a NUL
+// that a C string would silently truncate at. Numbers beyond a double's range (RapidJSON 1.1.0
+// reads 1e400 as infinity, which its writer cannot print) are refused too.
+Status check_values(const rapidjson::Value& value, const std::string& path) {
+  if (value.IsString()) {
+    return text::check_clean({value.GetString(), value.GetStringLength()}, path);
+  }
+  if (value.IsDouble() && !std::isfinite(value.GetDouble())) {
+    return bad_request(path + " is a number out of range.", path);
+  }
+  if (value.IsObject()) {
+    for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
+      const std::string_view name(it->name.GetString(), it->name.GetStringLength());
+      const auto member_path = child_path(path, text::sanitized(name));
+      if (auto status = text::check_clean(name, member_path); !status.ok()) return status;
+      if (auto status = check_values(it->value, member_path); !status.ok()) return status;
+    }
+  } else if (value.IsArray()) {
+    for (rapidjson::SizeType i = 0; i < value.Size(); ++i) {
+      if (auto status = check_values(value[i], child_path(path, std::to_string(i))); !status.ok()) {
+        return status;
+      }
+    }
+  }
+  return ok_status();
+}
 
 bool kind_matches(const rapidjson::Value& value, Kind kind) {
   switch (kind) {
@@ -79,6 +110,11 @@ Result<rapidjson::Document> parse_object(std::string_view text, std::size_t dept
     return bad_request("The request body nests deeper than " + std::to_string(depth_max) +
                        " levels.");
   }
+  // RapidJSON reads a NUL byte as the end of the input, which would accept `{...}\0anything`;
+  // JSON text never contains one (inside strings it must be escaped).
+  if (text.find('\0') != std::string_view::npos) {
+    return bad_request("The request body is not valid JSON: it contains a NUL byte.");
+  }
   rapidjson::Document document;
   constexpr unsigned kFlags =
       rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
@@ -89,6 +125,7 @@ Result<rapidjson::Document> parse_object(std::string_view text, std::size_t dept
                        std::to_string(document.GetErrorOffset()) + ").");
   }
   if (!document.IsObject()) return bad_request("The request body must be a JSON object.");
+  if (auto status = check_values(document, ""); !status.ok()) return status.error();
   return document;
 }
 
@@ -155,12 +192,13 @@ Status check_metadata(const rapidjson::Value& metadata, std::string_view param) 
   for (auto it = metadata.MemberBegin(); it != metadata.MemberEnd(); ++it) {
     const std::string_view key(it->name.GetString(), it->name.GetStringLength());
     const auto key_param = child_path(param, key);
-    if (key.empty() || key.size() > kMetadataKeyLengthMax) {
+    if (key.empty() || text::character_count(key) > kMetadataKeyLengthMax) {
       return bad_request("metadata keys must be 1 to 40 characters.", key_param);
     }
     if (!seen.insert(key).second) return bad_request("Duplicate metadata key.", key_param);
     if (!it->value.IsString()) return bad_request("metadata values must be strings.", key_param);
-    if (it->value.GetStringLength() > kMetadataValueLengthMax) {
+    const std::string_view value(it->value.GetString(), it->value.GetStringLength());
+    if (text::character_count(value) > kMetadataValueLengthMax) {
       return bad_request("metadata values must be at most 500 characters.", key_param);
     }
   }

@@ -47,6 +47,7 @@ free_port() {
 }
 export PAYRAIL_DATA_DIR=$WORK/data PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
 export PAYRAIL_KAFKA_PORT=$(free_port) PAYRAIL_METRICS_BASE_PORT=$METRICS_BASE
+export PAYRAIL_HTTPS_PORT=$(free_port)
 export PAYRAIL_API_PROCESSES=2 PAYRAIL_PG_FSYNC=off
 CLUSTER=$(postgres_cluster_dir "$PAYRAIL_DATA_DIR/postgres" "$(postgres_user)")
 
@@ -88,11 +89,13 @@ curl -fsS "http://127.0.0.1:$PAYRAIL_HTTP_PORT/v1/health" >/dev/null || fail "AP
 echo "ok: stale PostgreSQL stopped; 2 API, 2 screening, 2 webhooks processes with their metrics"
 
 # A steady stream of payouts (one every 50 ms, each with its own Idempotency-Key) is running
-# when SIGTERM arrives; what the stop cut short must be finished by the next run.
-API="http://127.0.0.1:$PAYRAIL_HTTP_PORT"
+# when SIGTERM arrives; what the stop cut short must be finished by the next run. Clients go
+# through the TLS front, which forwards to the two API processes sharing the plain port.
+API="https://localhost:$PAYRAIL_HTTPS_PORT"
+CA=(--cacert "$PAYRAIL_DATA_DIR/tls/ca.pem")
 SESSION=$(PAYRAIL_IDP_HS256_SECRET=payrail-development-session-secret-do-not-use \
   "$PAYRAIL_BUILD_DIR/infra/payrail" dev-session --email up-test@example.com)
-API_KEY=$(curl -fsS -X POST "$API/v1/organizations" -H "Authorization: Bearer $SESSION" \
+API_KEY=$(curl -fsS "${CA[@]}" -X POST "$API/v1/organizations" -H "Authorization: Bearer $SESSION" \
   -H 'Content-Type: application/json' \
   -d '{"legal_name":"Up Test Ltd","display_name":"Up Test","country":"CA"}' |
   jq -r .api_key.key)
@@ -100,7 +103,7 @@ API_KEY=$(curl -fsS -X POST "$API/v1/organizations" -H "Authorization: Bearer $S
 create_payout() {  # create_payout <index>: prints the HTTP status (000: no answer)
   local address
   address=0x$(printf 'stop-%s' "$1" | sha1sum | cut -c1-40)
-  curl -sS -o /dev/null -w '%{http_code}' --max-time 15 -X POST "$API/v1/payouts" \
+  curl -sS "${CA[@]}" -o /dev/null -w '%{http_code}' --max-time 15 -X POST "$API/v1/payouts" \
     -H "X-API-Key: $API_KEY" -H "Idempotency-Key: stop-$1" -H 'Content-Type: application/json' \
     -d '{"amount":"1","currency":"USDC","destination":{"network":"polygon","address":"'"$address"'"}}' \
     2>/dev/null || true
@@ -126,7 +129,7 @@ UP_PID=""
 echo "infra/up stopped $elapsed ms after SIGTERM"
 [ "$elapsed" -le 10000 ] || fail "stopping took $elapsed ms (bound: 10 s)"
 [ -z "$(postgres_processes_of "$CLUSTER")" ] || fail "PostgreSQL still running after the stop"
-for port in $PAYRAIL_HTTP_PORT $PAYRAIL_KAFKA_PORT $PAYRAIL_PG_PORT; do
+for port in $PAYRAIL_HTTP_PORT $PAYRAIL_HTTPS_PORT $PAYRAIL_KAFKA_PORT $PAYRAIL_PG_PORT; do
   port_in_use "$port" && fail "port $port still in use after the stop"
 done
 echo "ok: everything stopped within the bound, PostgreSQL included"

@@ -41,7 +41,11 @@ TestDatabase::TestDatabase() : admin_url_(required_env("PAYRAIL_TEST_DATABASE_UR
   url_ = test_database_url(name_);
 }
 
+TestDatabase::TestDatabase(std::string existing_url)
+    : url_(std::move(existing_url)), owned_(false) {}
+
 TestDatabase::~TestDatabase() {
+  if (!owned_) return;
   try {
     pqxx::connection admin(admin_url_);
     pqxx::nontransaction tx(admin);

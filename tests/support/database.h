@@ -12,6 +12,8 @@ namespace payrail::testing {
 class TestDatabase {
  public:
   TestDatabase();
+  // An existing database (a private cluster's), used as it is and never dropped.
+  explicit TestDatabase(std::string existing_url);
   ~TestDatabase();
   TestDatabase(const TestDatabase&) = delete;
   TestDatabase& operator=(const TestDatabase&) = delete;
@@ -28,6 +30,7 @@ class TestDatabase {
   std::string admin_url_;
   std::string name_;
   std::string url_;
+  bool owned_ = true;
 };
 
 // The URL of database `name` on the test cluster.

@@ -78,6 +78,7 @@ HttpResult HttpClient::request(const std::string& method, const std::string& pat
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, collect_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &result.headers);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, 30L);
+  if (!ca_file_.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file_.c_str());
   const auto code = curl_easy_perform(curl);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);

@@ -24,7 +24,9 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 class HttpClient {
  public:
-  explicit HttpClient(std::string base_url) : base_url_(std::move(base_url)) {}
+  // `ca_file`: the CA to trust for an https:// base URL (the stack's generated one).
+  explicit HttpClient(std::string base_url, std::string ca_file = "")
+      : base_url_(std::move(base_url)), ca_file_(std::move(ca_file)) {}
   HttpResult request(const std::string& method, const std::string& path,
                      const std::string& body = "", const Headers& headers = {}) const;
   HttpResult get(const std::string& path, const Headers& headers = {}) const {
@@ -40,6 +42,7 @@ class HttpClient {
 
  private:
   std::string base_url_;
+  std::string ca_file_;
 };
 
 Headers with_key(const std::string& api_key, Headers extra = {});

@@ -39,9 +39,26 @@ int free_port() {
   return ntohs(address.sin_port);
 }
 
+int connect_loopback(int port) {
+  const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(socket_fd);
+    throw std::runtime_error("connect failed");
+  }
+  return socket_fd;
+}
+
 ChildProcess::ChildProcess(std::string name, std::string binary,
-                           std::map<std::string, std::string> env)
-    : name_(std::move(name)), binary_(std::move(binary)), env_(std::move(env)) {
+                           std::map<std::string, std::string> env,
+                           std::vector<std::string> arguments)
+    : name_(std::move(name)),
+      binary_(std::move(binary)),
+      env_(std::move(env)),
+      arguments_(std::move(arguments)) {
   log_path_ = "/tmp/payrail-test-" + std::to_string(getpid()) + "-" + name_ + ".log";
 }
 
@@ -62,6 +79,9 @@ void ChildProcess::start() {
   std::vector<char*> envp;
   for (auto& text : strings) envp.push_back(text.data());
   envp.push_back(nullptr);
+  std::vector<char*> argv{binary_.data()};
+  for (auto& argument : arguments_) argv.push_back(argument.data());
+  argv.push_back(nullptr);
   log_offset_ = log().size();
   const pid_t parent = getpid();
   pid_ = fork();
@@ -75,8 +95,7 @@ void ChildProcess::start() {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    char* argv[] = {binary_.data(), nullptr};
-    execve(binary_.c_str(), argv, envp.data());
+    execve(binary_.c_str(), argv.data(), envp.data());
     _exit(127);
   }
 }

@@ -16,7 +16,8 @@ std::string bin_path(const std::string& relative);
 
 class ChildProcess {
  public:
-  ChildProcess(std::string name, std::string binary, std::map<std::string, std::string> env);
+  ChildProcess(std::string name, std::string binary, std::map<std::string, std::string> env,
+               std::vector<std::string> arguments = {});
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -36,6 +37,7 @@ class ChildProcess {
   std::string name_;
   std::string binary_;
   std::map<std::string, std::string> env_;
+  std::vector<std::string> arguments_;
   std::string log_path_;
   pid_t pid_ = -1;
   std::size_t log_offset_ = 0;
@@ -43,6 +45,9 @@ class ChildProcess {
 
 // A TCP port that was free a moment ago (bound to port 0 and released).
 int free_port();
+
+// A socket connected to 127.0.0.1:port (raw-bytes tests); throws if nothing listens there.
+int connect_loopback(int port);
 
 // Runs the `payrail` CLI with `env` added to the environment; returns its exit code and its
 // output (stdout and stderr together).

@@ -5,17 +5,24 @@
 #include <array>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <stdexcept>
 #include <thread>
 
 #include "infra/auth/jwt.h"
 #include "infra/crypto/crypto.h"
+#include "schemas/model/source_tree.h"
 
 namespace payrail::testing {
 namespace {
 
 constexpr auto kReadyTimeout = std::chrono::seconds(60);
+
+int run_shell(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 std::string binary_of(const std::string& role) {
   if (role == "api") return bin_path("api/payrail-api");
@@ -69,7 +76,34 @@ TestStack::TestStack(StackOptions options)
     }
   }
   for (const auto& role : roles) start(process_names(role));
-  http_ = std::make_unique<HttpClient>(api_url());
+  if (options_.tls) prepare_tls_proxy();
+  http_ = std::make_unique<HttpClient>(api_url(), ca_file());
+}
+
+// The same certificate script and proxy configuration as infra/up, in a folder of this stack.
+void TestStack::prepare_tls_proxy() {
+  const std::string scripts = std::string(model::source_directory()) + "/infra/scripts";
+  char folder[] = "/tmp/payrail-tls-XXXXXX";
+  if (mkdtemp(folder) == nullptr) throw std::runtime_error("mkdtemp failed");
+  tls_dir_ = folder;
+  tls_port_ = free_port();
+  const std::string pem = tls_dir_ + "/proxy.pem";
+  const std::string config = tls_dir_ + "/haproxy.cfg";
+  // The proxy closes idle client connections when the API would (infra/up does the same).
+  const auto idle = env_.find("PAYRAIL_HTTP_IDLE_TIMEOUT_MS");
+  const std::string idle_ms = idle == env_.end() ? "60000" : idle->second;
+  const std::string command = scripts + "/tls-certificate " + tls_dir_ + " && cat " + tls_dir_ +
+                              "/server.pem " + tls_dir_ + "/server-key.pem > " + pem + " && " +
+                              scripts + "/tls-proxy-config 127.0.0.1 " + std::to_string(tls_port_) +
+                              " " + std::to_string(http_port_) + " " + pem + " " + idle_ms + " > " +
+                              config;
+  if (run_shell(command) != 0) throw std::runtime_error("cannot prepare the TLS proxy: " + command);
+  processes_["proxy"] = std::make_unique<ChildProcess>(
+      "proxy", "/usr/sbin/haproxy", std::map<std::string, std::string>{},
+      std::vector<std::string>{"-f", config, "-db"});
+  roles_["proxy"] = "proxy";
+  start_order_.push_back("proxy");  // stopped first
+  start("proxy");
 }
 
 void TestStack::add_process(const std::string& name, const std::string& role) {
@@ -89,9 +123,15 @@ TestStack::~TestStack() {
   for (auto name = start_order_.rbegin(); name != start_order_.rend(); ++name) {
     processes_[*name]->stop();
   }
+  if (!tls_dir_.empty()) run_shell("rm -rf " + tls_dir_);
 }
 
 std::string TestStack::api_url() const {
+  if (tls_port_ != 0) return "https://localhost:" + std::to_string(tls_port_);
+  return plain_url();
+}
+
+std::string TestStack::plain_url() const {
   return "http://127.0.0.1:" + std::to_string(http_port_);
 }
 
@@ -151,6 +191,21 @@ void TestStack::stop(const std::string& name, int signal) {
 void TestStack::wait_ready(const std::string& name) {
   auto& child = process(name);
   const auto& role = roles_.at(name);
+  if (role == "proxy") {
+    const HttpClient client(api_url(), ca_file());
+    const auto deadline = std::chrono::steady_clock::now() + kReadyTimeout;
+    for (;;) {
+      try {
+        if (client.get("/v1/health").status == 200) return;
+      } catch (const std::exception&) {
+        // not listening yet
+      }
+      if (std::chrono::steady_clock::now() > deadline || !child.running()) {
+        throw std::runtime_error("the TLS proxy did not become ready; log:\n" + child.log());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
   const char* marker = role == "broker"   ? "payrail-broker ready"
                        : role == "api"    ? "api.listening"
                        : role == "expiry" ? "expiry.started"

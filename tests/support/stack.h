@@ -22,6 +22,9 @@ struct StackOptions {
   // Processes per role ("api" or a worker role; 1 when absent). The first process of a role is
   // named after it, the others "<role>-2", "<role>-3", ...; every API process has its own port.
   std::map<std::string, int> processes;
+  // Put the TLS-terminating proxy (HAProxy, as infra/up does) in front of the API: http() and
+  // api_url() then speak HTTPS to it, trusting a CA generated for this stack.
+  bool tls = false;
 };
 
 struct TestOrganization {
@@ -40,8 +43,12 @@ class TestStack {
 
   const TestDatabase& database() const { return *database_; }
   const HttpClient& http() const { return *http_; }
-  std::string api_url() const;
-  ChildProcess& process(const std::string& name);  // "api", "broker", "screening-2", ...
+  std::string api_url() const;    // https://localhost:<proxy> with tls, else the API itself
+  std::string plain_url() const;  // the API's own plain-HTTP loopback listener
+  int http_port() const { return http_port_; }
+  int tls_port() const { return tls_port_; }  // 0 without tls
+  std::string ca_file() const { return tls_dir_.empty() ? "" : tls_dir_ + "/ca.pem"; }
+  ChildProcess& process(const std::string& name);  // "api", "broker", "screening-2", "proxy", ...
   const std::map<std::string, std::string>& env() const { return env_; }
   // The names of the processes of a role, the first one first.
   std::vector<std::string> process_names(const std::string& role) const;
@@ -69,6 +76,7 @@ class TestStack {
  private:
   void wait_ready(const std::string& name);
   void add_process(const std::string& name, const std::string& role);
+  void prepare_tls_proxy();
 
   StackOptions options_;
   std::unique_ptr<TestDatabase> database_;
@@ -79,6 +87,8 @@ class TestStack {
   std::vector<std::string> start_order_;      // stopped in reverse
   std::unique_ptr<HttpClient> http_;
   int http_port_ = 0;
+  int tls_port_ = 0;
+  std::string tls_dir_;
 };
 
 }  // namespace payrail::testing

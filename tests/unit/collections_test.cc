@@ -13,6 +13,7 @@
 #include "schemas/model/account_checks.h"
 #include "schemas/model/collection.h"
 #include "schemas/model/corridors.h"
+#include "schemas/model/text.h"
 
 namespace payrail {
 namespace {
@@ -63,6 +64,16 @@ TEST(CollectionReferences, NormalizationForgivesCaseSpacesHyphensAndLookAlikes) 
   EXPECT_EQ(model::normalize_reference("Invoice PR7K3M9Q2XWA"), "1NV01CEPR7K3M9Q2XWA");
   EXPECT_EQ(model::normalize_reference(std::string(500, 'a')).size(),
             model::kReferenceInputLengthMax);
+}
+
+// A client's reference is clean text of at most 200 characters (the handler checks it), and its
+// normalized form goes to PostgreSQL: a cut through a character would be refused there (a 500).
+TEST(CollectionReferences, NormalizationCutsBetweenCharacters) {
+  std::string accented = "a";
+  for (int i = 0; i < 250; ++i) accented += "\xC3\xA9";  // é
+  const auto normalized = model::normalize_reference(accented);
+  EXPECT_TRUE(model::text::is_clean(normalized));
+  EXPECT_EQ(model::text::character_count(normalized), model::kReferenceInputLengthMax);
 }
 
 // The virtual account of an instruction is a valid bank account by the corridor table's rules.

@@ -190,6 +190,30 @@ TEST(JwtHs256Test, ClaimLengthLimits) {
                   "session subject invalid");
 }
 
+TEST(JwtHs256Test, ClaimsAreCleanTextCountedInCharacters) {
+  const JwtVerifier verifier = make_verifier(hs_config());
+  const auto token_with = [](const std::string& subject, const std::string& email) {
+    return hs_token(R"({"iss":"https://idp.example.test","aud":"payrail","sub":")" + subject +
+                    R"(","email":")" + email + R"(","exp":1700000900})");
+  };
+  const auto lone_surrogate = verifier.verify(token_with("m\\udc00", "a@example.test"), kNow);
+  expect_rejected(lone_surrogate, "session subject invalid");
+  EXPECT_EQ(lone_surrogate.error().param, "sub");
+  const auto bad_email = verifier.verify(token_with("m", "a\\udfff@example.test"), kNow);
+  expect_rejected(bad_email, "session email invalid");
+  EXPECT_EQ(bad_email.error().param, "email");
+  expect_rejected(verifier.verify(token_with("m", "a\xFF@example.test"), kNow));
+  // 255 two-byte characters are 510 bytes and still fit.
+  std::string accented;
+  for (int i = 0; i < 255; ++i) accented += "\xC3\xA9";
+  EXPECT_TRUE(verifier.verify(token_with(accented, "a@example.test"), kNow).ok());
+  expect_rejected(verifier.verify(token_with(accented + "x", "a@example.test"), kNow));
+  // A NUL byte ends RapidJSON's input; it must not hide what follows.
+  const std::string claims = R"({"iss":"https://idp.example.test","aud":"payrail","sub":"m",)"
+                             R"("email":"a@example.test","exp":1700000900})";
+  expect_rejected(verifier.verify(hs_token(claims + std::string(1, '\0') + "junk"), kNow));
+}
+
 TEST(JwtHs256Test, NumericClaimsParsedSafely) {
   const JwtVerifier verifier = make_verifier(hs_config());
   const std::string prefix = R"({"iss":"https://idp.example.test","aud":"payrail","sub":"m",)"

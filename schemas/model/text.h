@@ -1,0 +1,32 @@
+// Text as it enters the service: every string from a client (JSON strings and member names,
+// query names and values, path ids, header values, session claims) must be well-formed UTF-8
+// without NUL before anything else looks at it. Lengths are counted in characters (Unicode code
+// points), never bytes, as the API reference states them.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "schemas/model/result.h"
+
+namespace payrail::model::text {
+
+// Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates (U+D800..U+DFFF, which is how an
+// escaped lone surrogate decodes), nothing above U+10FFFF, no truncated sequence.
+bool is_valid_utf8(std::string_view bytes);
+
+// Valid UTF-8 and no U+0000 anywhere.
+bool is_clean(std::string_view bytes);
+
+// Number of code points; only meaningful for valid UTF-8.
+std::size_t character_count(std::string_view utf8);
+
+// bad_request naming `param` (the field, query parameter or header) unless `bytes` is clean.
+Status check_clean(std::string_view bytes, std::string_view param);
+
+// A copy safe to put in a response: every ill-formed sequence and every NUL becomes U+FFFD.
+std::string sanitized(std::string_view bytes);
+
+}  // namespace payrail::model::text

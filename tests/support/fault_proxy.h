@@ -1,0 +1,50 @@
+// A small TCP proxy for network-fault tests: clients connect to port(), bytes go to the upstream
+// loopback port and back. While faults are on, every chunk is delayed by up to latency and, with
+// reset_percent chance, the connection is reset (RST to both sides) instead of forwarded.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <list>
+#include <mutex>
+#include <thread>
+
+namespace payrail::testing {
+
+struct FaultSettings {
+  std::chrono::milliseconds latency_max{0};
+  int reset_per_mille = 0;  // chance, per forwarded chunk, of resetting the connection
+};
+
+class FaultProxy {
+ public:
+  // Listens on listen_port, or on a free port when it is 0.
+  explicit FaultProxy(int upstream_port, int listen_port = 0);
+  ~FaultProxy();
+  FaultProxy(const FaultProxy&) = delete;
+  FaultProxy& operator=(const FaultProxy&) = delete;
+
+  int port() const { return port_; }
+  void set_faults(FaultSettings settings);
+  void clear_faults() { set_faults({}); }
+  int resets() const { return resets_.load(); }
+  int connections() const { return connections_.load(); }
+
+ private:
+  void accept_loop();
+  void pump(int client, int upstream);
+
+  int upstream_port_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> latency_max_ms_{0};
+  std::atomic<int> reset_per_mille_{0};
+  std::atomic<int> resets_{0};
+  std::atomic<int> connections_{0};
+  std::thread acceptor_;
+  std::mutex threads_mutex_;
+  std::list<std::thread> threads_;
+};
+
+}  // namespace payrail::testing
