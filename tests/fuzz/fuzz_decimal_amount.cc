@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 #include <string_view>
 
 #include "schemas/model/money.h"
@@ -19,10 +20,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto printed = format_decimal(*amount);
     auto reparsed = parse_decimal(printed);
     if (!reparsed || compare(*reparsed, *amount) != 0) std::abort();
-    // At most 20 integer and 18 fractional digits: doubling and rescaling to 18 places (ETH's
-    // precision) must fit the 38 digits of NUMERIC (they throw if not; a throw is a finding).
-    (void)add(*amount, *amount);
+    // At most 20 integer and 18 fractional digits: rescaling to 18 places (ETH's precision)
+    // always fits the 38 digits of NUMERIC (it throws if not; a throw is a finding).
     (void)rescale(*amount, 18);
+    // Doubling is exact, or, when the units exceed half the __int128 range (a 38-digit amount
+    // can), an overflow_error instead of a wrapped value; anything else is a finding.
+    const __int128 half_range = static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 2);
+    try {
+      if (compare(subtract(add(*amount, *amount), *amount), *amount) != 0) std::abort();
+    } catch (const std::overflow_error&) {
+      if (amount->units <= half_range) std::abort();
+    }
   }
   if (auto decimal = parse_decimal(text)) {
     auto reparsed = parse_decimal(format_decimal(*decimal));
