@@ -76,6 +76,8 @@ echo "ok: a killed run left PostgreSQL running"
 start_up up2
 grep -q "PostgreSQL left running by an earlier run" "$WORK/up2.err" ||
   fail "the stale PostgreSQL was not reported"
+grep -q "TLS proxy left running by an earlier run" "$WORK/up2.err" ||
+  fail "the stale TLS proxy was not reported"
 urls=$(grep -o 'http://127.0.0.1:[0-9]*/metrics' "$WORK/up2.err")
 [ "$(echo "$urls" | wc -l)" -eq 10 ] || fail "expected 10 metrics addresses, got: $urls"
 for url in $urls; do
