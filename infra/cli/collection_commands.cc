@@ -3,7 +3,6 @@
 // records a provider's notification by hand exactly as an adapter does (deduplicated by the
 // provider's event id): for notifications a provider delivers out of band, and for the
 // `simulated` provider of a staging live mode.
-#include <charconv>
 #include <cstdio>
 
 #include "infra/cli/command_table.h"
@@ -22,22 +21,10 @@ namespace {
 namespace provider_events = repositories::collection_provider_events;
 using collections::ProviderEvent;
 
-constexpr int kListLimitMax = 1000;
 constexpr std::size_t kProviderEventIdLengthMax = 200;
 
-std::optional<int> parse_limit(const Options& options) {
-  const auto text = option(options, "limit").value_or("100");
-  int limit = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
-  if (error != std::errc() || end != text.data() + text.size() || limit < 1 ||
-      limit > kListLimitMax) {
-    return std::nullopt;
-  }
-  return limit;
-}
-
 int list_exceptions(const Config& config, const Options& options) {
-  const auto limit = parse_limit(options);
+  const auto limit = limit_option(options);
   if (!limit) return fail("--limit must be an integer from 1 to 1000");
   std::optional<model::Mode> mode;
   if (const auto text = option(options, "mode")) {

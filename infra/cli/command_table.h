@@ -33,11 +33,14 @@ void add_screening_commands(CommandTable& table);
 void add_rails_commands(CommandTable& table);
 void add_collection_commands(CommandTable& table);
 void add_key_commands(CommandTable& table);
+void add_message_commands(CommandTable& table);
 
 // Prints "payrail: <message>" to stderr; returns the failure exit code (1).
 int fail(const std::string& message);
 std::optional<std::string> option(const Options& options, const std::string& name);
 bool flag(const Options& options, const std::string& name);
+// --limit for listings: 100 when absent; nothing when it is not an integer from 1 to 1000.
+std::optional<int> limit_option(const Options& options);
 // Who is acting, for the audit log: --operator, else $PAYRAIL_OPERATOR, $SUDO_USER or $USER.
 std::optional<std::string> operator_name(const Options& options);
 // Prints `done` on success, the error otherwise; returns the exit code.

@@ -1,5 +1,6 @@
 #include "infra/cli/commands.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
@@ -18,6 +19,7 @@ const CommandTable& commands() {
     add_screening_commands(built);
     add_rails_commands(built);
     add_collection_commands(built);
+    add_message_commands(built);
     add_key_commands(built);
     return built;
   }();
@@ -49,6 +51,18 @@ std::optional<Options> parse_options(const std::vector<std::string>& arguments) 
 int fail(const std::string& message) {
   std::fprintf(stderr, "payrail: %s\n", message.c_str());
   return 1;
+}
+
+std::optional<int> limit_option(const Options& options) {
+  constexpr int kListLimitMax = 1000;
+  const auto text = option(options, "limit").value_or("100");
+  int limit = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), limit);
+  if (error != std::errc() || end != text.data() + text.size() || limit < 1 ||
+      limit > kListLimitMax) {
+    return std::nullopt;
+  }
+  return limit;
 }
 
 std::optional<std::string> option(const Options& options, const std::string& name) {

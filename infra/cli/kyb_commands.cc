@@ -15,7 +15,6 @@ namespace {
 namespace submissions = repositories::kyb_submissions;
 
 constexpr std::size_t kNotesLengthMax = 2000;
-constexpr int kListLimitMax = 1000;
 
 std::string text(std::string_view view) {
   return std::string(view);
@@ -29,12 +28,9 @@ int list_submissions(const Config& config, const Options& options) {
     if (!filter.status) return fail("--status must be pending, in_review, verified or rejected");
   }
   filter.org_id = option(options, "org");
-  const auto limit = option(options, "limit").value_or("100");
-  if (limit.empty() || limit.size() > 4 || limit.find_first_not_of("0123456789") != limit.npos ||
-      std::stoi(limit) < 1 || std::stoi(limit) > kListLimitMax) {
-    return fail("--limit must be 1 to 1000");
-  }
-  filter.limit = std::stoi(limit);
+  const auto limit = limit_option(options);
+  if (!limit) return fail("--limit must be an integer from 1 to 1000");
+  filter.limit = *limit;
   auto pool = open_pool(config);
   auto rows = submissions::queue(pool, filter);
   if (!rows.ok()) return fail(rows.error().message);

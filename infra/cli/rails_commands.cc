@@ -90,9 +90,10 @@ int list_rails(const Config& config, const Options& options) {
 }
 
 int audit_log(const Config& config, const Options& options) {
-  const auto limit = std::stoi(option(options, "limit").value_or("100"));
+  const auto limit = limit_option(options);
+  if (!limit) return fail("--limit must be an integer from 1 to 1000");
   auto pool = open_pool(config);
-  auto rows = repositories::audit::list(pool, option(options, "org"), limit);
+  auto rows = repositories::audit::list(pool, option(options, "org"), *limit);
   if (!rows.ok()) return fail(rows.error().message);
   for (const auto& row : *rows) {
     const auto& entry = row.entry;

@@ -19,6 +19,12 @@ struct Config {
   std::string kafka_brokers = "127.0.0.1:29092";
   std::string topic_prefix;  // isolates topics of parallel test runs on one cluster
   int kafka_session_timeout_ms = 6000;
+  // Workers apply up to this many messages per transaction (whatever has arrived; they wait for
+  // more only worker_batch_wait_ms after the first).
+  int worker_batch_max = 100;
+  int worker_batch_wait_ms = 0;
+  // A message failing for a reason of its own is parked after this many attempts.
+  int message_attempts_max = 5;
   std::string kafka_debug;  // librdkafka `debug` contexts, e.g. "cgrp,fetch" (troubleshooting)
 
   // HTTP API.

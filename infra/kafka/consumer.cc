@@ -175,9 +175,12 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> create_consumer(
   return consumer;
 }
 
-void store_offset(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& message) {
-  std::unique_ptr<RdKafka::TopicPartition> position(RdKafka::TopicPartition::create(
-      message.topic_name(), message.partition(), message.offset() + 1));
+using Messages = std::vector<std::unique_ptr<RdKafka::Message>>;
+
+void store_offset(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& message,
+                  int64_t next_offset) {
+  std::unique_ptr<RdKafka::TopicPartition> position(
+      RdKafka::TopicPartition::create(message.topic_name(), message.partition(), next_offset));
   std::vector<RdKafka::TopicPartition*> positions{position.get()};
   const auto code = consumer.offsets_store(positions);
   if (code != RdKafka::ERR_NO_ERROR) {
@@ -195,9 +198,84 @@ void rewind(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& message) {
   }
 }
 
+// Waits up to kPollTimeoutMs for a first message, then takes what else has arrived (or arrives
+// within batch_wait_ms) up to batch_max: under load batches grow by themselves, unloaded a
+// message waits for nothing.
+Messages next_batch(RdKafka::KafkaConsumer& consumer, const ConsumerOptions& options) {
+  Messages batch;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.batch_wait_ms);
+  while (batch.size() < options.batch_max) {
+    int timeout_ms = kPollTimeoutMs;
+    if (!batch.empty()) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      timeout_ms = static_cast<int>(std::max<long>(0, left.count()));
+    }
+    std::unique_ptr<RdKafka::Message> message(consumer.consume(timeout_ms));
+    if (message->err() == RdKafka::ERR__TIMED_OUT) break;
+    if (message->err() != RdKafka::ERR_NO_ERROR) {
+      log::warn("kafka.consume_error", {{"error", message->errstr()}});
+      break;
+    }
+    batch.push_back(std::move(message));
+  }
+  return batch;
+}
+
+// Decodes the batch; a message that is not an envelope (not ours, or corrupt) cannot be
+// applied and retrying it forever would stall its partition: it is logged loudly, counted and
+// passed over (`done`). Returns the deliveries and, per message, its index among them (or -1).
+std::vector<Delivery> decode_batch(const Messages& batch, const ConsumerOptions& options,
+                                   std::vector<long>& delivery_index) {
+  std::vector<Delivery> deliveries;
+  for (const auto& message : batch) {
+    const std::string_view bytes(static_cast<const char*>(message->payload()), message->len());
+    auto envelope = topics::decode(bytes);
+    if (!envelope.ok()) {
+      log::error("kafka.message_undecodable", {{"topic", message->topic_name()},
+                                               {"offset", std::to_string(message->offset())},
+                                               {"error", envelope.error().message}});
+      metrics::record_message(message->topic_name(), options.group_id,
+                              metrics::MessageOutcome::undecodable, 0);
+      delivery_index.push_back(-1);
+      continue;
+    }
+    delivery_index.push_back(static_cast<long>(deliveries.size()));
+    deliveries.push_back(
+        {std::move(*envelope), message->topic_name(), message->partition(), message->offset()});
+  }
+  return deliveries;
+}
+
+// Stores each partition's offset past its last message applied before its first retried one,
+// and rewinds the partition to that retried message. Returns true when anything is retried.
+bool settle_offsets(RdKafka::KafkaConsumer& consumer, const Messages& batch,
+                    const std::vector<HandlerOutcome>& outcomes) {
+  std::map<std::pair<std::string, int32_t>, std::size_t> last_done;
+  std::map<std::pair<std::string, int32_t>, std::size_t> first_retry;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto key = std::make_pair(batch[i]->topic_name(), batch[i]->partition());
+    if (first_retry.count(key) > 0) continue;
+    if (outcomes[i] == HandlerOutcome::retry) {
+      first_retry[key] = i;
+    } else {
+      last_done[key] = i;
+    }
+  }
+  for (const auto& [key, index] : last_done) {
+    const auto retried = first_retry.find(key);
+    const auto next = retried == first_retry.end() ? batch[index]->offset() + 1
+                                                   : batch[retried->second]->offset();
+    store_offset(consumer, *batch[index], next);
+  }
+  for (const auto& [key, index] : first_retry) rewind(consumer, *batch[index]);
+  return !first_retry.empty();
+}
+
 }  // namespace
 
-ConsumerRunner::ConsumerRunner(ConsumerOptions options, MessageHandler handler)
+ConsumerRunner::ConsumerRunner(ConsumerOptions options, BatchHandler handler)
     : options_(std::move(options)), handler_(std::move(handler)) {}
 
 model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
@@ -213,39 +291,32 @@ model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
       publish_lag(*consumer, options_);
       next_lag_refresh = std::chrono::steady_clock::now() + kLagRefreshInterval;
     }
-    std::unique_ptr<RdKafka::Message> message(consumer->consume(kPollTimeoutMs));
-    if (message->err() == RdKafka::ERR__TIMED_OUT) continue;
-    if (message->err() != RdKafka::ERR_NO_ERROR) {
-      log::warn("kafka.consume_error", {{"error", message->errstr()}});
-      continue;
-    }
-    const std::string_view bytes(static_cast<const char*>(message->payload()), message->len());
-    auto envelope = topics::decode(bytes);
-    if (!envelope.ok()) {
-      // Not ours or corrupt: applying it is impossible, retrying it forever would stall the
-      // partition. Log loudly and move on.
-      log::error("kafka.message_undecodable", {{"topic", message->topic_name()},
-                                               {"offset", std::to_string(message->offset())},
-                                               {"error", envelope.error().message}});
-      metrics::record_message(message->topic_name(), options_.group_id,
-                              metrics::MessageOutcome::undecodable, 0);
-      store_offset(*consumer, *message);
-      continue;
-    }
+    const auto batch = next_batch(*consumer, options_);
+    if (batch.empty()) continue;
+    std::vector<long> delivery_index;
+    const auto deliveries = decode_batch(batch, options_, delivery_index);
     const auto started = std::chrono::steady_clock::now();
-    const auto outcome = handler_(*envelope);
-    metrics::record_message(message->topic_name(), options_.group_id,
-                            outcome == HandlerOutcome::retry ? metrics::MessageOutcome::retried
-                                                             : metrics::MessageOutcome::applied,
-                            seconds_since(started));
-    if (outcome == HandlerOutcome::retry) {
-      rewind(*consumer, *message);
+    const auto applied = deliveries.empty() ? std::vector<HandlerOutcome>{} : handler_(deliveries);
+    const double seconds_each =
+        deliveries.empty() ? 0 : seconds_since(started) / static_cast<double>(deliveries.size());
+    std::vector<HandlerOutcome> outcomes;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const auto index = delivery_index[i];
+      outcomes.push_back(index < 0 ? HandlerOutcome::done : applied[index]);
+      if (index < 0) continue;
+      metrics::record_message(batch[i]->topic_name(), options_.group_id,
+                              outcomes.back() == HandlerOutcome::retry
+                                  ? metrics::MessageOutcome::retried
+                                  : metrics::MessageOutcome::applied,
+                              seconds_each);
+    }
+    if (!deliveries.empty()) metrics::record_batch(options_.group_id, deliveries.size());
+    if (settle_offsets(*consumer, batch, outcomes)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
       backoff_ms = std::min(backoff_ms * 2, options_.retry_backoff_max_ms);
       continue;
     }
     backoff_ms = 100;
-    store_offset(*consumer, *message);
   }
   close_within_bound(std::move(consumer), rebalance, options_.group_id);
   log::info("consumer.stopped", {{"group", options_.group_id}});

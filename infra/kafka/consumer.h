@@ -1,12 +1,15 @@
-// A consumer-group member that applies messages one at a time.
+// A consumer-group member that applies messages in batches: whatever has arrived, up to
+// batch_max (waiting batch_wait_ms after the first for more), in partition order.
 //
-// PROCESSING MUST BE IDEMPOTENT. Delivery is at least once: the handler applies a message in one
-// Postgres transaction guarded by the resource's current state, and the offset is stored
-// (enable.auto.offset.store=false) only after that transaction committed. A crash before the
-// offset is committed means the message is applied again, and must change nothing.
+// PROCESSING MUST BE IDEMPOTENT. Delivery is at least once: the handler applies messages in
+// Postgres transactions guarded by the resources' current state, and a partition's offset is
+// stored (enable.auto.offset.store=false) only after those transactions committed, and never past
+// a message the handler asked to retry: the partition is rewound to it. A crash before the offset
+// is committed means messages are applied again, and must change nothing.
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,7 +24,16 @@ enum class HandlerOutcome {
   retry,  // a transient failure (database down): apply the same message again after a pause
 };
 
-using MessageHandler = std::function<HandlerOutcome(const topics::Envelope& message)>;
+struct Delivery {
+  topics::Envelope envelope;
+  std::string topic;  // broker topic name
+  int32_t partition = 0;
+  int64_t offset = 0;
+};
+
+// Returns one outcome per delivery, in the same order. A retried delivery must be followed by
+// retries for every later delivery of its partition (they are delivered again after it).
+using BatchHandler = std::function<std::vector<HandlerOutcome>(const std::vector<Delivery>&)>;
 
 struct ConsumerOptions {
   std::string brokers;
@@ -30,18 +42,20 @@ struct ConsumerOptions {
   std::string client_id = "payrail";
   int session_timeout_ms = 6000;
   int retry_backoff_max_ms = 5000;
+  std::size_t batch_max = 100;
+  int batch_wait_ms = 0;
   std::string debug;  // librdkafka debug contexts; empty for none
 };
 
 class ConsumerRunner {
  public:
-  ConsumerRunner(ConsumerOptions options, MessageHandler handler);
+  ConsumerRunner(ConsumerOptions options, BatchHandler handler);
   // Consumes until `stop` becomes true, then leaves the group cleanly.
   model::Status run(const std::atomic<bool>& stop);
 
  private:
   ConsumerOptions options_;
-  MessageHandler handler_;
+  BatchHandler handler_;
 };
 
 }  // namespace payrail::infra::kafka

@@ -119,6 +119,22 @@ void record_message(std::string_view topic, std::string_view group, MessageOutco
   }
 }
 
+void record_batch(std::string_view group, std::size_t messages) {
+  static const Histogram::BucketBoundaries kBatchBuckets{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000};
+  static auto& sizes = histogram("payrail_consumer_batch_messages",
+                                 "Messages applied together in one batch (one transaction).");
+  sizes.Add(labels({{"group", group}}), kBatchBuckets).Observe(static_cast<double>(messages));
+}
+
+void record_message_failure(std::string_view topic, std::string_view group, bool parked) {
+  static auto& failures =
+      counter("payrail_message_failures_total",
+              "Messages that failed for a reason of their own: retried, or parked.");
+  failures
+      .Add(labels({{"topic", topic}, {"group", group}, {"outcome", parked ? "parked" : "retried"}}))
+      .Increment();
+}
+
 void set_consumer_lag(std::string_view topic, std::string_view group, long messages) {
   static auto& lag = gauge("payrail_consumer_lag_messages",
                            "Messages after this member's position on the partitions it owns.");
@@ -162,6 +178,8 @@ void set_outbox_backlog(const std::vector<OutboxBacklog>& backlog,
                                   "Published outbox rows the topic's consumer has not applied.");
   static auto& unconsumed_age = gauge("payrail_outbox_oldest_unconsumed_age_seconds",
                                       "Age of the oldest published, unapplied row (0: none).");
+  static auto& parked =
+      gauge("payrail_messages_parked", "Messages parked after failing; re-driven by an operator.");
   for (const auto& topic : all_topics) {
     OutboxBacklog row{topic};
     for (const auto& entry : backlog) {
@@ -172,6 +190,7 @@ void set_outbox_backlog(const std::vector<OutboxBacklog>& backlog,
     unpublished_age.Add(key).Set(row.oldest_unpublished_seconds);
     unconsumed.Add(key).Set(static_cast<double>(row.unconsumed));
     unconsumed_age.Add(key).Set(row.oldest_unconsumed_seconds);
+    parked.Add(key).Set(static_cast<double>(row.parked));
   }
 }
 

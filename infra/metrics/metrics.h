@@ -38,6 +38,10 @@ void record_message(std::string_view topic, std::string_view group, MessageOutco
                     double seconds);
 // Messages after this member's position on the partitions it owns of `topic`.
 void set_consumer_lag(std::string_view topic, std::string_view group, long messages);
+// One batch a worker applied: its size.
+void record_batch(std::string_view group, std::size_t messages);
+// A message that failed for a reason of its own: counted and retried, or parked.
+void record_message_failure(std::string_view topic, std::string_view group, bool parked);
 void set_assigned_partitions(std::string_view topic, std::string_view group, int partitions);
 void record_rebalance(std::string_view group, std::string_view kind);  // assigned | revoked
 
@@ -50,6 +54,7 @@ struct OutboxBacklog {
   double oldest_unpublished_seconds = 0;
   long unconsumed = 0;  // published, not yet applied by the topic's consumer group
   double oldest_unconsumed_seconds = 0;
+  long parked = 0;  // unconsumed messages a worker parked (0011_message_failures.sql)
 };
 // The whole table, per topic; topics absent from `backlog` are set to zero.
 void set_outbox_backlog(const std::vector<OutboxBacklog>& backlog,

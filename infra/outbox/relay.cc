@@ -6,6 +6,7 @@
 #include "infra/log/log.h"
 #include "infra/metrics/metrics.h"
 #include "infra/pg/sql_array.h"
+#include "infra/repositories/message_failures.h"
 #include "topics/registry.h"
 
 namespace payrail::infra::outbox {
@@ -28,12 +29,15 @@ UPDATE outbox SET publish_attempts = publish_attempts + 1,
 WHERE id = ANY($1::bigint[]))sql"};
 
 // Re-drive waits longer after each re-drive of the same row (x2, capped at x64), so a consumer
-// group that is down does not turn into a publication storm.
+// group that is down does not turn into a publication storm. Parked messages wait for an
+// operator's re-drive (payrail message-redrive), not for this one.
 constexpr pg::Statement kRedrive{"outbox_redrive", R"sql(
 UPDATE outbox SET published_at = NULL, next_attempt_at = now()
 WHERE id IN (
   SELECT id FROM outbox
   WHERE consumed_at IS NULL AND published_at IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM message_failures f
+                    WHERE f.message_id = outbox.message_id AND f.status = 'parked')
     AND published_at < now() - $1::bigint * interval '1 millisecond'
                                * least(64, power(2, greatest(publish_attempts - 1, 0)))
   ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED))sql"};
@@ -142,6 +146,12 @@ model::Status Relay::refresh_backlog() {
         entry.unconsumed = row[2].as<long>();
         entry.oldest_unconsumed_seconds = row[3].as<double>();
       }
+    }
+    for (const auto& [registry_name, count] :
+         repositories::message_failures::parked_per_topic(tx)) {
+      const auto topic = broker_topic(registry_name);
+      by_topic[topic].topic = topic;
+      by_topic[topic].parked = count;
     }
     std::vector<metrics::OutboxBacklog> backlog;
     for (auto& [topic, entry] : by_topic) backlog.push_back(std::move(entry));

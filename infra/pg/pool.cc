@@ -55,6 +55,21 @@ CommitHooks::~CommitHooks() {
   t_commit_hooks.pop_back();
 }
 
+SavepointHooks::SavepointHooks() {
+  t_commit_hooks.emplace_back();
+}
+
+SavepointHooks::~SavepointHooks() {
+  auto hooks = std::move(t_commit_hooks.back());
+  t_commit_hooks.pop_back();
+  if (!kept_ || t_commit_hooks.empty()) return;
+  for (auto& hook : hooks) t_commit_hooks.back().push_back(std::move(hook));
+}
+
+void SavepointHooks::keep() {
+  kept_ = true;
+}
+
 void CommitHooks::run() {
   auto hooks = std::move(t_commit_hooks.back());
   t_commit_hooks.back().clear();

@@ -41,6 +41,20 @@ class CommitHooks {
   void run();  // after the commit
 };
 
+// The hooks of one savepoint inside a transaction (a message of a worker's batch): keep() hands
+// them to the enclosing transaction; otherwise they are discarded with the savepoint.
+class SavepointHooks {
+ public:
+  SavepointHooks();
+  ~SavepointHooks();
+  SavepointHooks(const SavepointHooks&) = delete;
+  SavepointHooks& operator=(const SavepointHooks&) = delete;
+  void keep();
+
+ private:
+  bool kept_ = false;
+};
+
 // SQL lives as named constants next to the repository that runs it.
 struct Statement {
   const char* name;

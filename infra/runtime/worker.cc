@@ -1,30 +1,246 @@
 #include "infra/runtime/worker.h"
 
+#include <map>
+#include <set>
+
 #include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
+#include "infra/repositories/message_failures.h"
 #include "infra/runtime/process.h"
 
 namespace payrail::infra::runtime {
 namespace {
 
-// The handler of the message's type; a type no topic of this role carries cannot be applied
-// here, so it is logged and passed over rather than blocking its partition.
-kafka::HandlerOutcome dispatch(const std::vector<TopicHandler>& topic_handlers,
-                               WorkerContext& context, const topics::Envelope& message) {
-  for (const auto& entry : topic_handlers) {
-    if (entry.topic->message_type == message.type) return entry.handler(context, message);
+namespace message_failures = repositories::message_failures;
+using kafka::HandlerOutcome;
+
+// What became of one message in the batch's transaction.
+enum class Verdict {
+  skipped,      // not active, or not reached
+  applied,      // committed with the batch
+  unavailable,  // a dependency is unavailable: retried, not counted
+  failed,       // its own failure, counted: retried
+  parked,       // its own failure, counted, attempts exhausted: parked
+  held_back,    // an earlier message of its partition failed: retried with it
+};
+
+struct Attempt {
+  std::vector<Verdict> verdicts;
+  std::vector<std::string> errors;
+  bool failed = false;  // some message failed (the fast attempt then rolls back)
+};
+
+model::Status apply_guarded(pqxx::work& tx, const ApplyOne& apply, std::size_t index) {
+  try {
+    return apply(tx, index);
+  } catch (const std::exception& failure) {
+    // A lost connection, a serialization failure or a deadlock is the database's, not the
+    // message's: the whole batch is retried (Pool::transact).
+    if (pg::classify_failure(failure) != pg::FailureKind::permanent) throw;
+    return model::Error::make(model::ErrorCode::internal_error, failure.what());
   }
-  log::error("worker.unknown_message_type",
-             {{"message_id", message.message_id}, {"type", message.type}});
-  return kafka::HandlerOutcome::done;
+}
+
+std::pair<std::string, int32_t> partition_of(const kafka::Delivery& delivery) {
+  return {delivery.topic, delivery.partition};
+}
+
+// One pass over the active messages. Without savepoints (the fast path) the first failure stops
+// the pass and the transaction is rolled back; with them, each failure is rolled back alone and
+// counted.
+Attempt apply_pass(WorkerContext& context, pqxx::work& tx, const Batch& batch,
+                   const std::vector<kafka::Delivery>& deliveries, const ApplyOne& apply,
+                   bool savepoints) {
+  Attempt attempt{std::vector<Verdict>(batch.size(), Verdict::skipped),
+                  std::vector<std::string>(batch.size())};
+  std::set<std::pair<std::string, int32_t>> held;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (!batch.active(i)) continue;
+    if (held.count(partition_of(deliveries[i])) > 0) {
+      attempt.verdicts[i] = Verdict::held_back;
+      continue;
+    }
+    if (savepoints) tx.exec0("SAVEPOINT message");
+    std::optional<pg::SavepointHooks> hooks;
+    if (savepoints) hooks.emplace();
+    const auto status = apply_guarded(tx, apply, i);
+    if (status.ok()) {
+      if (savepoints) tx.exec0("RELEASE SAVEPOINT message");
+      if (hooks) hooks->keep();
+      attempt.verdicts[i] = Verdict::applied;
+      continue;
+    }
+    attempt.failed = true;
+    attempt.errors[i] = status.error().message;
+    if (!savepoints) return attempt;
+    hooks.reset();
+    tx.exec0("ROLLBACK TO SAVEPOINT message");
+    if (is_dependency_unavailable(status.error())) {
+      attempt.verdicts[i] = Verdict::unavailable;
+    } else {
+      const auto& message = batch.message(i);
+      const auto counted = message_failures::record(
+          tx,
+          {message.message_id, context.consumer_group, std::string(batch.topic().name),
+           message.resource_id, status.error().message},
+          context.config.message_attempts_max);
+      attempt.verdicts[i] = counted.parked ? Verdict::parked : Verdict::failed;
+    }
+    if (attempt.verdicts[i] != Verdict::parked) held.insert(partition_of(deliveries[i]));
+  }
+  return attempt;
+}
+
+void report(WorkerContext& context, Batch& batch, const Attempt& attempt,
+            const std::vector<kafka::Delivery>& deliveries) {
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto& id = batch.message(i).message_id;
+    const auto& error = attempt.errors[i];
+    switch (attempt.verdicts[i]) {
+      case Verdict::skipped:
+      case Verdict::applied:
+        break;
+      case Verdict::unavailable:
+        log::warn("worker.retry", {{"message_id", id}, {"error", error}});
+        batch.retry(i);
+        break;
+      case Verdict::failed:
+        log::warn("worker.message_failed", {{"message_id", id}, {"error", error}});
+        metrics::record_message_failure(deliveries[i].topic, context.consumer_group, false);
+        batch.retry(i);
+        break;
+      case Verdict::parked:
+        log::error("worker.message_parked", {{"message_id", id}, {"error", error}});
+        metrics::record_message_failure(deliveries[i].topic, context.consumer_group, true);
+        batch.park(i);
+        break;
+      case Verdict::held_back:
+        batch.retry(i);
+        break;
+    }
+  }
 }
 
 }  // namespace
 
-int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
-               const WorkerHandler& handler, const std::function<void(WorkerContext&)>& on_start,
-               const std::function<void()>& on_stop) {
-  return run_worker(process_name, {{&topic, handler}}, on_start, on_stop);
+Batch::Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries)
+    : topic_(topic),
+      deliveries_(std::move(deliveries)),
+      state_(deliveries_.size(), State::active) {}
+
+bool Batch::any_active() const {
+  for (const auto state : state_) {
+    if (state == State::active) return true;
+  }
+  return false;
 }
+
+void Batch::finish(std::size_t index) {
+  if (state_[index] == State::active) state_[index] = State::finished;
+}
+
+void Batch::retry(std::size_t index) {
+  state_[index] = State::retried;
+  for (std::size_t later = index + 1; later < state_.size(); ++later) {
+    if (partition_of(deliveries_[later]) == partition_of(deliveries_[index])) {
+      state_[later] = State::retried;
+    }
+  }
+}
+
+std::vector<HandlerOutcome> Batch::outcomes() const {
+  std::vector<HandlerOutcome> outcomes;
+  for (const auto state : state_) {
+    outcomes.push_back(state == State::retried ? HandlerOutcome::retry : HandlerOutcome::done);
+  }
+  return outcomes;
+}
+
+const std::vector<kafka::Delivery>& Batch::deliveries() const {
+  return deliveries_;
+}
+
+model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply) {
+  if (!batch.any_active()) return model::ok_status();
+  const auto& deliveries = batch.deliveries();
+  // Fast path: the batch in one transaction without savepoints (two round trips fewer per
+  // message). Only when a message fails is the batch applied again with one savepoint each.
+  for (const bool savepoints : {false, true}) {
+    Attempt attempt;
+    auto committed = context.pool.transact([&](pqxx::work& tx) -> model::Status {
+      attempt = apply_pass(context, tx, batch, deliveries, apply, savepoints);
+      if (attempt.failed && !savepoints) {
+        return model::Error::make(model::ErrorCode::internal_error, "isolating a failure");
+      }
+      return model::ok_status();
+    });
+    if (!savepoints && !committed.ok() && attempt.failed) continue;
+    if (!committed.ok()) {
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (batch.active(i)) batch.retry(i);
+      }
+      log::warn("worker.batch_failed",
+                {{"error", committed.error().message}, {"messages", std::to_string(batch.size())}});
+      return committed.error();
+    }
+    report(context, batch, attempt, deliveries);
+    return model::ok_status();
+  }
+  return model::ok_status();
+}
+
+BatchHandler each_message(
+    std::function<model::Status(WorkerContext&, pqxx::work&, const topics::Envelope&)> apply) {
+  return [apply = std::move(apply)](WorkerContext& context, Batch& batch) {
+    (void)apply_each(context, batch, [&](pqxx::work& tx, std::size_t index) {
+      return apply(context, tx, batch.message(index));
+    });
+  };
+}
+
+bool is_dependency_unavailable(const model::Error& error) {
+  return error.code == model::ErrorCode::service_unavailable ||
+         error.code == model::ErrorCode::sanctions_unavailable ||
+         error.code == model::ErrorCode::provider_unavailable;
+}
+
+namespace {
+
+// Splits the consumer's batch by topic (order within each partition kept), runs each topic's
+// handler, and returns the outcomes in the consumer's order. A type no topic of this role
+// carries cannot be applied here: it is logged and passed over rather than blocking its
+// partition.
+std::vector<HandlerOutcome> dispatch(const std::vector<TopicHandler>& topic_handlers,
+                                     WorkerContext& context,
+                                     const std::vector<kafka::Delivery>& deliveries) {
+  std::vector<HandlerOutcome> outcomes(deliveries.size(), HandlerOutcome::done);
+  for (const auto& entry : topic_handlers) {
+    std::vector<kafka::Delivery> mine;
+    std::vector<std::size_t> positions;
+    for (std::size_t i = 0; i < deliveries.size(); ++i) {
+      if (deliveries[i].envelope.type != entry.topic->message_type) continue;
+      mine.push_back(deliveries[i]);
+      positions.push_back(i);
+    }
+    if (mine.empty()) continue;
+    Batch batch(*entry.topic, std::move(mine));
+    entry.handler(context, batch);
+    const auto applied = batch.outcomes();
+    for (std::size_t j = 0; j < positions.size(); ++j) outcomes[positions[j]] = applied[j];
+  }
+  for (const auto& delivery : deliveries) {
+    bool known = false;
+    for (const auto& entry : topic_handlers)
+      known |= entry.topic->message_type == delivery.envelope.type;
+    if (!known) {
+      log::error("worker.unknown_message_type",
+                 {{"message_id", delivery.envelope.message_id}, {"type", delivery.envelope.type}});
+    }
+  }
+  return outcomes;
+}
+
+}  // namespace
 
 int run_worker(std::string_view process_name, const std::vector<TopicHandler>& topic_handlers,
                const std::function<void(WorkerContext&)>& on_start,
@@ -53,7 +269,7 @@ int run_worker(std::string_view process_name, const std::vector<TopicHandler>& t
                       {.topic_prefix = config.topic_prefix,
                        .poll_interval = std::chrono::milliseconds(config.outbox_poll_interval_ms),
                        .redrive_after = std::chrono::milliseconds(config.outbox_redrive_after_ms)});
-  WorkerContext context{config, pool, relay};
+  WorkerContext context{config, pool, relay, std::string(group)};
   if (on_start) on_start(context);
   relay.start();
   std::atomic<bool> stop{false};
@@ -63,11 +279,13 @@ int run_worker(std::string_view process_name, const std::vector<TopicHandler>& t
                                   .topics = broker_topics,
                                   .client_id = std::string(process_name),
                                   .session_timeout_ms = config.kafka_session_timeout_ms,
+                                  .batch_max = static_cast<std::size_t>(config.worker_batch_max),
+                                  .batch_wait_ms = config.worker_batch_wait_ms,
                                   .debug = config.kafka_debug},
-                                 [&](const topics::Envelope& message) {
-                                   const auto outcome = dispatch(topic_handlers, context, message);
-                                   if (outcome == kafka::HandlerOutcome::done) relay.wake();
-                                   return outcome;
+                                 [&](const std::vector<kafka::Delivery>& deliveries) {
+                                   auto outcomes = dispatch(topic_handlers, context, deliveries);
+                                   relay.wake();
+                                   return outcomes;
                                  });
   const auto status = consumer.run(stop);
   if (on_stop) on_stop();
@@ -77,11 +295,6 @@ int run_worker(std::string_view process_name, const std::vector<TopicHandler>& t
     return 1;
   }
   return 0;
-}
-
-kafka::HandlerOutcome retry_after(const model::Error& error, std::string_view message_id) {
-  log::warn("worker.retry", {{"message_id", std::string(message_id)}, {"error", error.message}});
-  return kafka::HandlerOutcome::retry;
 }
 
 }  // namespace payrail::infra::runtime

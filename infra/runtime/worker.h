@@ -1,11 +1,26 @@
 // The scaffolding every Kafka worker role shares: configuration, the Postgres pool, the outbox
-// relay (woken after each applied message), and one consumer-group member for the role's topics
-// (a role may apply several topics, e.g. screening applies payouts.requested and
-// fiat_payouts.requested; all of them name the role's group as their consumer).
+// relay (woken after each batch applied), one consumer-group member for the role's topics (a
+// role may apply several topics, e.g. screening applies payouts.requested and
+// fiat_payouts.requested; all of them name the role's group as their consumer), and the one way
+// a role applies messages: in batches, one transaction per batch, a savepoint per message.
+//
+// A message whose apply fails is rolled back to its savepoint; the rest of the batch is applied.
+// If the failure is a dependency being unavailable (sanctions lists not loaded, a provider or
+// chain adapter down, a confirmation not there yet) the message is retried with backoff and
+// counts nothing: every message would fail alike. Any other failure is the message's own: it is
+// counted in message_failures (in the same transaction), retried with backoff, and parked after
+// PAYRAIL_MESSAGE_ATTEMPTS_MAX attempts so that its partition moves on; an operator lists it
+// (`payrail message-failures`) and re-drives it once fixed (`payrail message-redrive`). Later
+// messages of a failing message's partition wait for it (retried with it), so a partition is
+// never applied out of order. A database failure (connection lost, serialization failure,
+// deadlock) retries the whole batch.
 #pragma once
+
+#include <pqxx/pqxx>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -22,30 +37,70 @@ struct WorkerContext {
   Config config;
   pg::Pool& pool;
   outbox::Relay& relay;
+  std::string consumer_group;
 };
 
-// Handles one message; PROCESSING MUST BE IDEMPOTENT (see infra/kafka/consumer.h).
-using WorkerHandler = std::function<kafka::HandlerOutcome(WorkerContext&, const topics::Envelope&)>;
+// The messages of one topic from one consumer batch, in partition order, and what became of
+// each. A message is active until it is finished (applied, or nothing to do) or failed.
+class Batch {
+ public:
+  Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries);
+
+  std::size_t size() const { return deliveries_.size(); }
+  const topics::Envelope& message(std::size_t index) const { return deliveries_[index].envelope; }
+  const topics::TopicSpec& topic() const { return topic_; }
+  const std::vector<kafka::Delivery>& deliveries() const;
+  bool active(std::size_t index) const { return state_[index] == State::active; }
+  bool any_active() const;
+
+  // Nothing more to do for this message: its offset may be stored.
+  void finish(std::size_t index);
+  // Apply it again later (and every later message of its partition with it).
+  void retry(std::size_t index);
+  // Parked for an operator: its partition moves on.
+  void park(std::size_t index) { finish(index); }
+
+  // One outcome per message: active and finished ones are done.
+  std::vector<kafka::HandlerOutcome> outcomes() const;
+
+ private:
+  enum class State { active, finished, retried };
+  const topics::TopicSpec& topic_;
+  std::vector<kafka::Delivery> deliveries_;
+  std::vector<State> state_;
+};
+
+// Applies one message inside the batch's transaction (under its own savepoint). An error result
+// rolls the message back; see the top of this file for what follows. PROCESSING MUST BE
+// IDEMPOTENT: the message may have been applied before (see infra/kafka/consumer.h).
+using ApplyOne = std::function<model::Status(pqxx::work& tx, std::size_t index)>;
+
+// One transaction over the batch's active messages, in order. Messages stay active when applied
+// (a role may apply them in several steps); a role finishes them itself or leaves them active,
+// which is `done` in the end. Returns the transaction's own failure, after which every active
+// message has been set to retry.
+model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply);
+
+// What a role does with one batch of one of its topics.
+using BatchHandler = std::function<void(WorkerContext&, Batch&)>;
 
 struct TopicHandler {
   const topics::TopicSpec* topic;
-  WorkerHandler handler;
+  BatchHandler handler;
 };
 
-// Runs until SIGINT/SIGTERM, dispatching each message to the handler of its type. `on_start`
-// runs once before consuming (load data, start threads); `on_stop` runs after consuming stopped,
-// while the pool still exists. Every topic must name the same consumer group.
+// The common case: each message applied in one step.
+BatchHandler each_message(
+    std::function<model::Status(WorkerContext&, pqxx::work&, const topics::Envelope&)> apply);
+
+// Runs until SIGINT/SIGTERM, dispatching each batch's messages to the handler of their type.
+// `on_start` runs once before consuming (load data, start threads); `on_stop` runs after
+// consuming stopped, while the pool still exists. Every topic must name the same consumer group.
 int run_worker(std::string_view process_name, const std::vector<TopicHandler>& topic_handlers,
                const std::function<void(WorkerContext&)>& on_start = {},
                const std::function<void()>& on_stop = {});
 
-// One topic.
-int run_worker(std::string_view process_name, const topics::TopicSpec& topic,
-               const WorkerHandler& handler,
-               const std::function<void(WorkerContext&)>& on_start = {},
-               const std::function<void()>& on_stop = {});
-
-// Maps a failed transaction to the consumer's answer: apply the same message again later.
-kafka::HandlerOutcome retry_after(const model::Error& error, std::string_view message_id);
+// True for failures that are a dependency being unavailable, not the message's own.
+bool is_dependency_unavailable(const model::Error& error);
 
 }  // namespace payrail::infra::runtime

@@ -9,7 +9,6 @@ namespace payrail::workers::execution {
 namespace {
 
 namespace fiat_payouts = infra::repositories::fiat_payouts;
-using infra::kafka::HandlerOutcome;
 using model::FiatPayoutStatus;
 
 // Step 1: the payout to send, or nullopt when there is nothing (more) to do for this message.
@@ -68,34 +67,41 @@ model::Result<infra::partners::PartnerPayout> partner_payout_of(
       resource.amount, resource.beneficiary_name, std::move(*account)};
 }
 
-}  // namespace
-
-HandlerOutcome execute_fiat_payout(infra::runtime::WorkerContext& context,
-                                   const infra::partners::PayoutPartners& partners,
-                                   const infra::crypto::DataKey* data_key,
-                                   const topics::Envelope& message) {
-  auto begun = context.pool.transact(
-      [&](pqxx::work& tx) -> model::Result<std::optional<fiat_payouts::FiatPayoutRow>> {
-        return begin_send(tx, message);
-      });
-  if (!begun.ok()) return infra::runtime::retry_after(begun.error(), message.message_id);
-  if (!*begun) return HandlerOutcome::done;
-  const auto& payout = **begun;
+model::Result<infra::partners::SendOutcome> send_once(
+    const infra::partners::PayoutPartners& partners, const infra::crypto::DataKey* data_key,
+    const fiat_payouts::FiatPayoutRow& payout) {
   auto* partner = partners.for_mode(payout.resource.mode);
   if (partner == nullptr || data_key == nullptr) {
-    return infra::runtime::retry_after(
-        model::Error::make(model::ErrorCode::provider_unavailable,
-                           partner == nullptr ? "no live payout partner" : "no data key"),
-        message.message_id);
+    return model::Error::make(model::ErrorCode::provider_unavailable,
+                              partner == nullptr ? "no live payout partner" : "no data key");
   }
   auto request = partner_payout_of(payout, *data_key);
-  if (!request.ok()) return infra::runtime::retry_after(request.error(), message.message_id);
-  auto outcome = partner->send(*request);
-  if (!outcome.ok()) return infra::runtime::retry_after(outcome.error(), message.message_id);
-  auto finished =
-      context.pool.transact([&](pqxx::work& tx) { return finish_send(tx, message, *outcome); });
-  if (!finished.ok()) return infra::runtime::retry_after(finished.error(), message.message_id);
-  return HandlerOutcome::done;
+  if (!request.ok()) return request.error();
+  return partner->send(*request);
+}
+
+}  // namespace
+
+void execute_fiat_payouts(infra::runtime::WorkerContext& context,
+                          const infra::partners::PayoutPartners& partners,
+                          const infra::crypto::DataKey* data_key, infra::runtime::Batch& batch) {
+  // Per message, rewritten by every pass of a transaction; read only for messages still active.
+  std::vector<std::optional<fiat_payouts::FiatPayoutRow>> begun_rows(batch.size());
+  const auto begun = infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    begun_rows[i] = begin_send(tx, batch.message(i));
+    return model::ok_status();
+  });
+  if (!begun.ok()) return;
+  std::vector<model::Result<infra::partners::SendOutcome>> outcomes;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch.active(i) && !begun_rows[i]) batch.finish(i);
+    outcomes.push_back(batch.active(i) ? send_once(partners, data_key, *begun_rows[i])
+                                       : infra::partners::SendOutcome{});
+  }
+  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    if (!outcomes[i].ok()) return model::Status(outcomes[i].error());
+    return finish_send(tx, batch.message(i), *outcomes[i]);
+  });
 }
 
 }  // namespace payrail::workers::execution

@@ -12,9 +12,9 @@ namespace payrail::workers::execution {
 // partner is called only while no answer is recorded, always with the payout's id as reference,
 // and the partner is idempotent by it). `data_key` opens the sealed account for the partner;
 // neither the account nor the beneficiary's name is ever logged.
-infra::kafka::HandlerOutcome execute_fiat_payout(infra::runtime::WorkerContext& context,
-                                                 const infra::partners::PayoutPartners& partners,
-                                                 const infra::crypto::DataKey* data_key,
-                                                 const topics::Envelope& message);
+// The batch's payouts are locked and checked in one transaction before any partner call.
+void execute_fiat_payouts(infra::runtime::WorkerContext& context,
+                          const infra::partners::PayoutPartners& partners,
+                          const infra::crypto::DataKey* data_key, infra::runtime::Batch& batch);
 
 }  // namespace payrail::workers::execution

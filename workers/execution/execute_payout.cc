@@ -10,7 +10,6 @@ namespace {
 
 namespace payouts = infra::repositories::payouts;
 namespace broadcasts = infra::repositories::broadcasts;
-using infra::kafka::HandlerOutcome;
 using model::PayoutStatus;
 
 struct Pending {
@@ -18,8 +17,8 @@ struct Pending {
   broadcasts::Broadcast broadcast;
 };
 
-// Step 1: approved -> processing (event payout.processing) and the broadcast intent, committed
-// before the adapter is called.
+// Step 1 (one transaction for the batch): approved -> processing (event payout.processing) and the
+// broadcast intent, committed before the adapter is called.
 std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& message) {
   if (infra::outbox::is_consumed(tx, message.message_id)) return std::nullopt;
   auto payout = payouts::lock(tx, message.resource_id);
@@ -33,8 +32,8 @@ std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& m
   return Pending{*payout, broadcasts::begin(tx, payout->resource.id)};
 }
 
-// Step 2: record the outcome; a rejection fails the payout (refund, payout.failed), an accepted
-// broadcast goes to settlement.
+// Step 2 (after the adapter, one transaction for the batch): record the outcome; a rejection fails
+// the payout (refund, payout.failed), an accepted broadcast goes to settlement.
 model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
                                const infra::chain::BroadcastOutcome& outcome) {
   auto payout = payouts::lock(tx, message.resource_id);
@@ -63,37 +62,44 @@ infra::chain::Transfer transfer_of(const payouts::PayoutRow& payout, const std::
   return {reference, resource.network, resource.currency, resource.amount, resource.address};
 }
 
-}  // namespace
-
-HandlerOutcome execute_payout(infra::runtime::WorkerContext& context,
-                              const infra::chain::ChainAdapters& adapters,
-                              const topics::Envelope& message) {
-  auto begun = context.pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<Pending>> {
-    return begin_execution(tx, message);
-  });
-  if (!begun.ok()) return infra::runtime::retry_after(begun.error(), message.message_id);
-  if (!*begun) return HandlerOutcome::done;
-  const auto& pending = **begun;
-  infra::chain::BroadcastOutcome outcome;
+// The recorded outcome when an earlier attempt got one, else the adapter's answer.
+model::Result<infra::chain::BroadcastOutcome> broadcast_once(
+    const infra::chain::ChainAdapters& adapters, const Pending& pending) {
   if (pending.broadcast.outcome) {
+    infra::chain::BroadcastOutcome outcome;
     outcome.accepted = *pending.broadcast.outcome == "broadcast";
     outcome.tx_hash = pending.broadcast.tx_hash.value_or("");
     outcome.failure_reason = pending.broadcast.failure_reason.value_or("");
-  } else {
-    auto* adapter = adapters.for_mode(pending.payout.resource.mode);
-    if (adapter == nullptr) {
-      return infra::runtime::retry_after(
-          model::Error::make(model::ErrorCode::provider_unavailable, "no live chain adapter"),
-          message.message_id);
-    }
-    auto broadcast = adapter->broadcast(transfer_of(pending.payout, pending.broadcast.reference));
-    if (!broadcast.ok()) return infra::runtime::retry_after(broadcast.error(), message.message_id);
-    outcome = *broadcast;
+    return outcome;
   }
-  auto finished =
-      context.pool.transact([&](pqxx::work& tx) { return finish_execution(tx, message, outcome); });
-  if (!finished.ok()) return infra::runtime::retry_after(finished.error(), message.message_id);
-  return HandlerOutcome::done;
+  auto* adapter = adapters.for_mode(pending.payout.resource.mode);
+  if (adapter == nullptr) {
+    return model::Error::make(model::ErrorCode::provider_unavailable, "no live chain adapter");
+  }
+  return adapter->broadcast(transfer_of(pending.payout, pending.broadcast.reference));
+}
+
+}  // namespace
+
+void execute_payouts(infra::runtime::WorkerContext& context,
+                     const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
+  // Per message, rewritten by every pass of a transaction; read only for messages still active.
+  std::vector<std::optional<Pending>> pending(batch.size());
+  const auto begun = infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    pending[i] = begin_execution(tx, batch.message(i));
+    return model::ok_status();
+  });
+  if (!begun.ok()) return;
+  std::vector<model::Result<infra::chain::BroadcastOutcome>> outcomes;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch.active(i) && !pending[i]) batch.finish(i);
+    outcomes.push_back(batch.active(i) ? broadcast_once(adapters, *pending[i])
+                                       : infra::chain::BroadcastOutcome{});
+  }
+  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    if (!outcomes[i].ok()) return model::Status(outcomes[i].error());
+    return finish_execution(tx, batch.message(i), *outcomes[i]);
+  });
 }
 
 }  // namespace payrail::workers::execution

@@ -8,8 +8,8 @@ namespace payrail::workers::execution {
 
 // PROCESSING IS IDEMPOTENT: guarded by status, the consumed mark, and the broadcast record (the
 // adapter is called again only while no outcome is recorded, with the same reference).
-infra::kafka::HandlerOutcome execute_payout(infra::runtime::WorkerContext& context,
-                                            const infra::chain::ChainAdapters& adapters,
-                                            const topics::Envelope& message);
+// The intents of the batch are committed before any adapter call.
+void execute_payouts(infra::runtime::WorkerContext& context,
+                     const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch);
 
 }  // namespace payrail::workers::execution

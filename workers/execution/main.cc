@@ -16,13 +16,13 @@ int main() {
   return infra::runtime::run_worker(
       "payrail-execution",
       {{&topics::kPayoutsApproved,
-        [&](WorkerContext& context, const topics::Envelope& message) {
-          return workers::execution::execute_payout(context, *adapters, message);
+        [&](WorkerContext& context, infra::runtime::Batch& batch) {
+          workers::execution::execute_payouts(context, *adapters, batch);
         }},
        {&topics::kFiatPayoutsApproved,
-        [&](WorkerContext& context, const topics::Envelope& message) {
-          return workers::execution::execute_fiat_payout(context, *partners,
-                                                         data_key ? &*data_key : nullptr, message);
+        [&](WorkerContext& context, infra::runtime::Batch& batch) {
+          workers::execution::execute_fiat_payouts(context, *partners,
+                                                   data_key ? &*data_key : nullptr, batch);
         }}},
       [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);

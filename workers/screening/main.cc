@@ -10,18 +10,19 @@
 
 int main() {
   using namespace payrail;
+  using infra::runtime::each_message;
   using infra::runtime::WorkerContext;
   std::unique_ptr<workers::screening::SanctionsKeeper> keeper;
   return infra::runtime::run_worker(
       "payrail-screening",
       {{&topics::kPayoutsRequested,
-        [&](WorkerContext& context, const topics::Envelope& message) {
-          return workers::screening::screen_payout(context, keeper->watcher(), message);
-        }},
+        each_message([&](WorkerContext&, pqxx::work& tx, const topics::Envelope& message) {
+          return workers::screening::screen_payout(tx, keeper->watcher(), message);
+        })},
        {&topics::kFiatPayoutsRequested,
-        [&](WorkerContext& context, const topics::Envelope& message) {
-          return workers::screening::screen_fiat_payout(context, keeper->watcher(), message);
-        }}},
+        each_message([&](WorkerContext&, pqxx::work& tx, const topics::Envelope& message) {
+          return workers::screening::screen_fiat_payout(tx, keeper->watcher(), message);
+        })}},
       [&](WorkerContext& context) {
         const auto directory = context.config.sanctions_dir.value_or(
             infra::sanctions::find_default_sanctions_directory().value_or(""));

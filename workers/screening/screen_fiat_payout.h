@@ -6,11 +6,9 @@
 
 namespace payrail::workers::screening {
 
-// PROCESSING IS IDEMPOTENT: both steps are guarded by the fiat payout's status and the message's
-// consumed mark; a redelivery or a replay changes nothing. The beneficiary's name is screened
-// and never logged.
-infra::kafka::HandlerOutcome screen_fiat_payout(infra::runtime::WorkerContext& context,
-                                                const infra::sanctions::SanctionsWatcher& watcher,
-                                                const topics::Envelope& message);
+// PROCESSING IS IDEMPOTENT: guarded by the payout's status and the message's consumed mark; a
+// redelivery or a replay changes nothing. Applied inside the batch's transaction.
+model::Status screen_fiat_payout(pqxx::work& tx, const infra::sanctions::SanctionsWatcher& watcher,
+                                 const topics::Envelope& message);
 
 }  // namespace payrail::workers::screening

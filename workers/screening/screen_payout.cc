@@ -12,23 +12,21 @@ namespace payrail::workers::screening {
 namespace {
 
 namespace payouts = infra::repositories::payouts;
-using infra::kafka::HandlerOutcome;
 using model::PayoutStatus;
 using model::PayoutTrigger;
 
-// Step 1, its own transaction: the payout is visibly `screening` while the decision is made.
-// Returns false when there is nothing (more) to do for this message.
-model::Result<bool> start_screening(pqxx::work& tx, const topics::Envelope& message) {
-  if (infra::outbox::is_consumed(tx, message.message_id)) return false;
+// pending -> screening; the payout, locked, or nothing when there is nothing (more) to do.
+std::optional<payouts::PayoutRow> start_screening(pqxx::work& tx, const topics::Envelope& message) {
+  if (infra::outbox::is_consumed(tx, message.message_id)) return std::nullopt;
   auto payout = payouts::lock(tx, message.resource_id);
   if (payout && payout->status == PayoutStatus::pending) {
     payout = payouts::transition(tx, *payout, PayoutTrigger::start_screening);
   }
   if (!payout || payout->status != PayoutStatus::screening) {
     infra::outbox::mark_consumed(tx, message.message_id);  // cancelled meanwhile, or done
-    return false;
+    return std::nullopt;
   }
-  return true;
+  return payout;
 }
 
 PayoutTrigger trigger_for(const payouts::ScreeningResult& result, const payouts::PayoutRow& payout,
@@ -39,17 +37,12 @@ PayoutTrigger trigger_for(const payouts::ScreeningResult& result, const payouts:
              : PayoutTrigger::screening_over_limit;
 }
 
-// Step 2: record the decision, release the hold if blocked, hand approved payouts to execution,
+// Records the decision, release the hold if blocked, hand approved payouts to execution,
 // and wake the API request waiting for this decision.
 model::Status record_decision(pqxx::work& tx, const topics::Envelope& message,
+                              const payouts::PayoutRow& payout,
                               const infra::sanctions::SanctionsLists& lists) {
-  auto payout = payouts::lock(tx, message.resource_id);
-  if (!payout || payout->status != PayoutStatus::screening ||
-      infra::outbox::is_consumed(tx, message.message_id)) {
-    infra::outbox::mark_consumed(tx, message.message_id);
-    return model::ok_status();
-  }
-  const auto& resource = payout->resource;
+  const auto& resource = payout.resource;
   const auto network = model::parse_network(resource.network);
   const auto normalized = network
                               ? model::normalize_address_for_screening(*network, resource.address)
@@ -58,13 +51,12 @@ model::Status record_decision(pqxx::work& tx, const topics::Envelope& message,
                               infra::repositories::blacklist::contains(tx, "address", normalized)},
                              lists);
   const auto limits =
-      infra::repositories::spend::effective_limits(tx, payout->org_id, resource.mode);
-  const auto trigger = trigger_for(result, *payout, limits);
-  payouts::transition(tx, *payout, trigger, {.screening = result});
+      infra::repositories::spend::effective_limits(tx, payout.org_id, resource.mode);
+  const auto trigger = trigger_for(result, payout, limits);
+  payouts::transition(tx, payout, trigger, {.screening = result});
   count_after_commit("payout", result);
   if (trigger == PayoutTrigger::screening_clear) {
-    infra::outbox::enqueue(tx, topics::kPayoutsApproved, payout->org_id, resource.mode,
-                           resource.id);
+    infra::outbox::enqueue(tx, topics::kPayoutsApproved, payout.org_id, resource.mode, resource.id);
   }
   tx.exec_params("SELECT pg_notify('payout_decisions', $1)", resource.id);
   infra::outbox::mark_consumed(tx, message.message_id);
@@ -77,24 +69,17 @@ model::Status record_decision(pqxx::work& tx, const topics::Envelope& message,
 
 }  // namespace
 
-HandlerOutcome screen_payout(infra::runtime::WorkerContext& context,
-                             const infra::sanctions::SanctionsWatcher& watcher,
-                             const topics::Envelope& message) {
-  auto started = context.pool.transact(
-      [&](pqxx::work& tx) -> model::Result<bool> { return start_screening(tx, message); });
-  if (!started.ok()) return infra::runtime::retry_after(started.error(), message.message_id);
-  if (!*started) return HandlerOutcome::done;
+model::Status screen_payout(pqxx::work& tx, const infra::sanctions::SanctionsWatcher& watcher,
+                            const topics::Envelope& message) {
+  const auto payout = start_screening(tx, message);
+  if (!payout) return model::ok_status();
   const auto lists = watcher.current();
   if (!lists) {
     // Never decide without the sanctions lists: nothing moves until they are loaded.
-    return infra::runtime::retry_after(
-        model::Error::make(model::ErrorCode::sanctions_unavailable, "sanctions lists not loaded"),
-        message.message_id);
+    return model::Error::make(model::ErrorCode::sanctions_unavailable,
+                              "sanctions lists not loaded");
   }
-  auto decided =
-      context.pool.transact([&](pqxx::work& tx) { return record_decision(tx, message, *lists); });
-  if (!decided.ok()) return infra::runtime::retry_after(decided.error(), message.message_id);
-  return HandlerOutcome::done;
+  return record_decision(tx, message, *payout, *lists);
 }
 
 }  // namespace payrail::workers::screening

@@ -6,10 +6,9 @@
 
 namespace payrail::workers::screening {
 
-// PROCESSING IS IDEMPOTENT: both steps are guarded by the payout's status and the message's
-// consumed mark; a redelivery or a replay changes nothing.
-infra::kafka::HandlerOutcome screen_payout(infra::runtime::WorkerContext& context,
-                                           const infra::sanctions::SanctionsWatcher& watcher,
-                                           const topics::Envelope& message);
+// PROCESSING IS IDEMPOTENT: guarded by the payout's status and the message's consumed mark; a
+// redelivery or a replay changes nothing. Applied inside the batch's transaction.
+model::Status screen_payout(pqxx::work& tx, const infra::sanctions::SanctionsWatcher& watcher,
+                            const topics::Envelope& message);
 
 }  // namespace payrail::workers::screening

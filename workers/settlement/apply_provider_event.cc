@@ -83,11 +83,9 @@ collections::CollectionRow apply_pending_notifications(pqxx::work& tx,
   return collection;
 }
 
-infra::kafka::HandlerOutcome apply_provider_event(infra::runtime::WorkerContext& context,
-                                                  const topics::Envelope& message) {
-  auto applied = context.pool.transact([&](pqxx::work& tx) { return apply(tx, message); });
-  if (!applied.ok()) return infra::runtime::retry_after(applied.error(), message.message_id);
-  return infra::kafka::HandlerOutcome::done;
+model::Status apply_provider_event(infra::runtime::WorkerContext&, pqxx::work& tx,
+                                   const topics::Envelope& message) {
+  return apply(tx, message);
 }
 
 }  // namespace payrail::workers::settlement

@@ -17,7 +17,7 @@ infra::repositories::collections::CollectionRow apply_pending_notifications(
 
 // PROCESSING IS IDEMPOTENT: a notification's outcome is set once, in the transaction that
 // applies it (and marks the message consumed); a redelivery or a replay finds it set.
-infra::kafka::HandlerOutcome apply_provider_event(infra::runtime::WorkerContext& context,
-                                                  const topics::Envelope& message);
+model::Status apply_provider_event(infra::runtime::WorkerContext& context, pqxx::work& tx,
+                                   const topics::Envelope& message);
 
 }  // namespace payrail::workers::settlement

@@ -11,6 +11,8 @@
 
 int main() {
   using namespace payrail;
+  using infra::runtime::Batch;
+  using infra::runtime::each_message;
   using infra::runtime::WorkerContext;
   std::unique_ptr<infra::chain::ChainAdapters> adapters;
   std::unique_ptr<infra::partners::PayoutPartners> partners;
@@ -19,19 +21,20 @@ int main() {
   return infra::runtime::run_worker(
       "payrail-settlement",
       {{&topics::kPayoutsBroadcast,
-        [&](WorkerContext& context, const topics::Envelope& message) {
-          return workers::settlement::settle_payout(context, *adapters, message);
+        [&](WorkerContext& context, Batch& batch) {
+          workers::settlement::settle_payouts(context, *adapters, batch);
         }},
        {&topics::kFiatPayoutsSent,
-        [&](WorkerContext& context, const topics::Envelope& message) {
-          return workers::settlement::settle_fiat_payout(context, *partners,
-                                                         data_key ? &*data_key : nullptr, message);
+        [&](WorkerContext& context, Batch& batch) {
+          workers::settlement::settle_fiat_payouts(context, *partners,
+                                                   data_key ? &*data_key : nullptr, batch);
         }},
-       {&topics::kCollectionProviderEvents, workers::settlement::apply_provider_event},
+       {&topics::kCollectionProviderEvents,
+        each_message(workers::settlement::apply_provider_event)},
        {&topics::kCollectionsReceived,
-        [&](WorkerContext& context, const topics::Envelope& message) {
-          return workers::settlement::settle_collection(context, *rates, message);
-        }}},
+        each_message([&](WorkerContext&, pqxx::work& tx, const topics::Envelope& message) {
+          return workers::settlement::settle_collection(*rates, tx, message);
+        })}},
       [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);

@@ -41,12 +41,9 @@ model::Status settle(pqxx::work& tx, const infra::rates::RateSources& rates,
 
 }  // namespace
 
-infra::kafka::HandlerOutcome settle_collection(infra::runtime::WorkerContext& context,
-                                               const infra::rates::RateSources& rates,
-                                               const topics::Envelope& message) {
-  auto settled = context.pool.transact([&](pqxx::work& tx) { return settle(tx, rates, message); });
-  if (!settled.ok()) return infra::runtime::retry_after(settled.error(), message.message_id);
-  return infra::kafka::HandlerOutcome::done;
+model::Status settle_collection(const infra::rates::RateSources& rates, pqxx::work& tx,
+                                const topics::Envelope& message) {
+  return settle(tx, rates, message);
 }
 
 }  // namespace payrail::workers::settlement

@@ -11,8 +11,7 @@ namespace payrail::workers::settlement {
 // itself can be applied only once per collection (the ledger). A failure or return notified
 // before settlement is applied first and wins. Without a rate source for the collection's mode
 // the message is retried later and nothing changes.
-infra::kafka::HandlerOutcome settle_collection(infra::runtime::WorkerContext& context,
-                                               const infra::rates::RateSources& rates,
-                                               const topics::Envelope& message);
+model::Status settle_collection(const infra::rates::RateSources& rates, pqxx::work& tx,
+                                const topics::Envelope& message);
 
 }  // namespace payrail::workers::settlement

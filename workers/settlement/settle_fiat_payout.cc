@@ -1,26 +1,15 @@
 #include "workers/settlement/settle_fiat_payout.h"
 
-#include <thread>
-
 #include "infra/log/log.h"
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/fiat_payouts.h"
+#include "workers/settlement/wait_until_due.h"
 
 namespace payrail::workers::settlement {
 namespace {
 
 namespace fiat_payouts = infra::repositories::fiat_payouts;
-using infra::kafka::HandlerOutcome;
 using infra::partners::Delivery;
-
-// How long until the partner's result is due; 0 when due or nothing to wait for.
-model::Result<long> delay_remaining_ms(infra::runtime::WorkerContext& context,
-                                       const topics::Envelope& message) {
-  return context.pool.transact([&](pqxx::work& tx) -> model::Result<long> {
-    return fiat_payouts::remaining_delay_ms(tx, message.resource_id,
-                                            context.config.fiat_settlement_delay_ms);
-  });
-}
 
 struct Settlement {
   infra::partners::PayoutPartner* partner;
@@ -29,7 +18,7 @@ struct Settlement {
 
 // Asks the partner (under the payout's lock) and applies a final result.
 model::Status apply_result(pqxx::work& tx, const Settlement& settlement,
-                           const topics::Envelope& message, bool& still_pending) {
+                           const topics::Envelope& message) {
   auto payout = fiat_payouts::lock(tx, message.resource_id);
   if (!payout || payout->status != model::FiatPayoutStatus::processing ||
       payout->partner_outcome != "accepted" || !payout->resource.tracking ||
@@ -49,8 +38,8 @@ model::Status apply_result(pqxx::work& tx, const Settlement& settlement,
                                  resource.tracking->reference);
   if (!result.ok()) return result.error();
   if (result->delivery == Delivery::pending) {
-    still_pending = true;
-    return model::ok_status();
+    // Not the message's failure: asked again (not counted) until the partner has a result.
+    return model::Error::make(model::ErrorCode::service_unavailable, "partner result pending");
   }
   const bool credited = result->delivery == Delivery::credited;
   fiat_payouts::transition(
@@ -67,32 +56,25 @@ model::Status apply_result(pqxx::work& tx, const Settlement& settlement,
 
 }  // namespace
 
-HandlerOutcome settle_fiat_payout(infra::runtime::WorkerContext& context,
-                                  const infra::partners::PayoutPartners& partners,
-                                  const infra::crypto::DataKey* data_key,
-                                  const topics::Envelope& message) {
-  auto remaining = delay_remaining_ms(context, message);
-  if (!remaining.ok()) return infra::runtime::retry_after(remaining.error(), message.message_id);
-  const long wait_ms = std::min<long>(*remaining, context.config.fiat_settlement_delay_ms);
-  if (wait_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-  auto* partner = partners.for_mode(message.mode);
-  if (partner == nullptr || data_key == nullptr) {
-    return infra::runtime::retry_after(
-        model::Error::make(model::ErrorCode::provider_unavailable,
-                           partner == nullptr ? "no live payout partner" : "no data key"),
-        message.message_id);
-  }
-  bool still_pending = false;
-  auto settled = context.pool.transact([&](pqxx::work& tx) {
-    return apply_result(tx, {partner, data_key}, message, still_pending);
+void settle_fiat_payouts(infra::runtime::WorkerContext& context,
+                         const infra::partners::PayoutPartners& partners,
+                         const infra::crypto::DataKey* data_key, infra::runtime::Batch& batch) {
+  const long delay_ms = context.config.fiat_settlement_delay_ms;
+  const auto waited = wait_until_due(
+      context, batch, delay_ms, [&](pqxx::work& tx, const topics::Envelope& message) {
+        return fiat_payouts::remaining_delay_ms(tx, message.resource_id, delay_ms);
+      });
+  if (!waited.ok()) return;
+  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    const auto& message = batch.message(i);
+    auto* partner = partners.for_mode(message.mode);
+    if (partner == nullptr || data_key == nullptr) {
+      return model::Status(
+          model::Error::make(model::ErrorCode::provider_unavailable,
+                             partner == nullptr ? "no live payout partner" : "no data key"));
+    }
+    return apply_result(tx, {partner, data_key}, message);
   });
-  if (!settled.ok()) return infra::runtime::retry_after(settled.error(), message.message_id);
-  if (still_pending) {
-    return infra::runtime::retry_after(
-        model::Error::make(model::ErrorCode::service_unavailable, "partner result pending"),
-        message.message_id);
-  }
-  return HandlerOutcome::done;
 }
 
 }  // namespace payrail::workers::settlement

@@ -11,9 +11,8 @@ namespace payrail::workers::settlement {
 // PROCESSING IS IDEMPOTENT: guarded by status and the consumed mark. The partner is asked for
 // the result PAYRAIL_FIAT_SETTLEMENT_DELAY_MS after it accepted the payout (database time), and
 // again after the same delay while the result is still pending.
-infra::kafka::HandlerOutcome settle_fiat_payout(infra::runtime::WorkerContext& context,
-                                                const infra::partners::PayoutPartners& partners,
-                                                const infra::crypto::DataKey* data_key,
-                                                const topics::Envelope& message);
+void settle_fiat_payouts(infra::runtime::WorkerContext& context,
+                         const infra::partners::PayoutPartners& partners,
+                         const infra::crypto::DataKey* data_key, infra::runtime::Batch& batch);
 
 }  // namespace payrail::workers::settlement

@@ -1,30 +1,19 @@
 #include "workers/settlement/settle_payout.h"
 
-#include <thread>
-
 #include "infra/log/log.h"
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/broadcasts.h"
 #include "infra/repositories/payouts.h"
+#include "workers/settlement/wait_until_due.h"
 
 namespace payrail::workers::settlement {
 namespace {
 
 namespace payouts = infra::repositories::payouts;
 namespace broadcasts = infra::repositories::broadcasts;
-using infra::kafka::HandlerOutcome;
-
-// How long until the simulated confirmation is due; 0 when due or nothing to wait for.
-model::Result<long> delay_remaining_ms(infra::runtime::WorkerContext& context,
-                                       const topics::Envelope& message) {
-  return context.pool.transact([&](pqxx::work& tx) -> model::Result<long> {
-    return broadcasts::remaining_delay_ms(tx, message.resource_id,
-                                          context.config.settlement_delay_ms);
-  });
-}
 
 model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
-                      const topics::Envelope& message, bool& not_yet_confirmed) {
+                      const topics::Envelope& message) {
   auto payout = payouts::lock(tx, message.resource_id);
   const auto broadcast = payout ? broadcasts::find(tx, payout->resource.id) : std::nullopt;
   if (!payout || payout->status != model::PayoutStatus::processing || !broadcast ||
@@ -42,8 +31,8 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
                                       *broadcast->tx_hash);
   if (!confirmed.ok()) return confirmed.error();
   if (!*confirmed) {
-    not_yet_confirmed = true;
-    return model::ok_status();
+    // Not the message's failure: retried (and not counted) until the chain confirms.
+    return model::Error::make(model::ErrorCode::service_unavailable, "not yet confirmed");
   }
   payouts::transition(tx, *payout, model::PayoutTrigger::confirm, {.tx_hash = broadcast->tx_hash});
   infra::outbox::mark_consumed(tx, message.message_id);
@@ -53,23 +42,17 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
 
 }  // namespace
 
-HandlerOutcome settle_payout(infra::runtime::WorkerContext& context,
-                             const infra::chain::ChainAdapters& adapters,
-                             const topics::Envelope& message) {
-  auto remaining = delay_remaining_ms(context, message);
-  if (!remaining.ok()) return infra::runtime::retry_after(remaining.error(), message.message_id);
-  const long wait_ms = std::min<long>(*remaining, context.config.settlement_delay_ms);
-  if (wait_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
-  bool not_yet_confirmed = false;
-  auto settled = context.pool.transact(
-      [&](pqxx::work& tx) { return confirm(tx, adapters, message, not_yet_confirmed); });
-  if (!settled.ok()) return infra::runtime::retry_after(settled.error(), message.message_id);
-  if (not_yet_confirmed) {
-    return infra::runtime::retry_after(
-        model::Error::make(model::ErrorCode::service_unavailable, "not yet confirmed"),
-        message.message_id);
-  }
-  return HandlerOutcome::done;
+void settle_payouts(infra::runtime::WorkerContext& context,
+                    const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
+  const long delay_ms = context.config.settlement_delay_ms;
+  const auto waited = wait_until_due(
+      context, batch, delay_ms, [&](pqxx::work& tx, const topics::Envelope& message) {
+        return broadcasts::remaining_delay_ms(tx, message.resource_id, delay_ms);
+      });
+  if (!waited.ok()) return;
+  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    return confirm(tx, adapters, batch.message(i));
+  });
 }
 
 }  // namespace payrail::workers::settlement

@@ -8,8 +8,7 @@ namespace payrail::workers::settlement {
 
 // PROCESSING IS IDEMPOTENT: guarded by status and the consumed mark. Test mode confirms
 // PAYRAIL_SETTLEMENT_DELAY_MS after the broadcast (database time).
-infra::kafka::HandlerOutcome settle_payout(infra::runtime::WorkerContext& context,
-                                           const infra::chain::ChainAdapters& adapters,
-                                           const topics::Envelope& message);
+void settle_payouts(infra::runtime::WorkerContext& context,
+                    const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch);
 
 }  // namespace payrail::workers::settlement

@@ -8,10 +8,9 @@
 namespace payrail::workers::webhooks {
 
 // PROCESSING IS IDEMPOTENT: one transaction guarded by the outbox consumed mark, and the
-// deliveries' UNIQUE (event, endpoint) makes a replay create nothing. `wake` runs after a commit
-// that created deliveries (the fast path into the delivery loop).
-infra::kafka::HandlerOutcome fan_out_event(infra::runtime::WorkerContext& context,
-                                           const topics::Envelope& message,
-                                           const std::function<void()>& wake);
+// deliveries' UNIQUE (event, endpoint) makes a replay create nothing. `wake` runs after the
+// commit, if deliveries were created (the fast path into the delivery loop).
+model::Status fan_out_event(pqxx::work& tx, const topics::Envelope& message,
+                            const std::function<void()>& wake);
 
 }  // namespace payrail::workers::webhooks

@@ -12,10 +12,12 @@ int main() {
   std::unique_ptr<infra::pg::Pool> delivery_pool;
   std::unique_ptr<workers::webhooks::DeliveryLoop> loop;
   return infra::runtime::run_worker(
-      "payrail-webhooks", topics::kEvents,
-      [&](infra::runtime::WorkerContext& context, const topics::Envelope& message) {
-        return workers::webhooks::fan_out_event(context, message, [&] { loop->wake(); });
-      },
+      "payrail-webhooks",
+      {{&topics::kEvents,
+        infra::runtime::each_message(
+            [&](infra::runtime::WorkerContext&, pqxx::work& tx, const topics::Envelope& message) {
+              return workers::webhooks::fan_out_event(tx, message, [&] { loop->wake(); });
+            })}},
       [&](infra::runtime::WorkerContext& context) {
         auto options = workers::webhooks::loop_options_from(context.config);
         if (!options.ok()) {
