@@ -50,12 +50,12 @@ std::pair<std::string, int32_t> partition_of(const kafka::Delivery& delivery) {
 // counted.
 Attempt apply_pass(WorkerContext& context, pqxx::work& tx, const Batch& batch,
                    const std::vector<kafka::Delivery>& deliveries, const ApplyOne& apply,
-                   bool savepoints) {
+                   const std::function<bool(std::size_t)>& include, bool savepoints) {
   Attempt attempt{std::vector<Verdict>(batch.size(), Verdict::skipped),
                   std::vector<std::string>(batch.size())};
   std::set<std::pair<std::string, int32_t>> held;
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (!batch.active(i)) continue;
+    if (!batch.active(i) || (include && !include(i))) continue;
     if (held.count(partition_of(deliveries[i])) > 0) {
       attempt.verdicts[i] = Verdict::held_back;
       continue;
@@ -160,7 +160,8 @@ const std::vector<kafka::Delivery>& Batch::deliveries() const {
   return deliveries_;
 }
 
-model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply) {
+model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply,
+                         const std::function<bool(std::size_t)>& include) {
   if (!batch.any_active()) return model::ok_status();
   const auto& deliveries = batch.deliveries();
   // Fast path: the batch in one transaction without savepoints (two round trips fewer per
@@ -168,7 +169,7 @@ model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& a
   for (const bool savepoints : {false, true}) {
     Attempt attempt;
     auto committed = context.pool.transact([&](pqxx::work& tx) -> model::Status {
-      attempt = apply_pass(context, tx, batch, deliveries, apply, savepoints);
+      attempt = apply_pass(context, tx, batch, deliveries, apply, include, savepoints);
       if (attempt.failed && !savepoints) {
         return model::Error::make(model::ErrorCode::internal_error, "isolating a failure");
       }
@@ -177,7 +178,7 @@ model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& a
     if (!savepoints && !committed.ok() && attempt.failed) continue;
     if (!committed.ok()) {
       for (std::size_t i = 0; i < batch.size(); ++i) {
-        if (batch.active(i)) batch.retry(i);
+        if (batch.active(i) && (!include || include(i))) batch.retry(i);
       }
       log::warn("worker.batch_failed",
                 {{"error", committed.error().message}, {"messages", std::to_string(batch.size())}});

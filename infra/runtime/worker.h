@@ -79,7 +79,9 @@ using ApplyOne = std::function<model::Status(pqxx::work& tx, std::size_t index)>
 // (a role may apply them in several steps); a role finishes them itself or leaves them active,
 // which is `done` in the end. Returns the transaction's own failure, after which every active
 // message has been set to retry.
-model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply);
+// `include`, when given, limits the pass to the active messages it accepts.
+model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply,
+                         const std::function<bool(std::size_t)>& include = {});
 
 // What a role does with one batch of one of its topics.
 using BatchHandler = std::function<void(WorkerContext&, Batch&)>;

@@ -3,7 +3,7 @@
 #include "infra/log/log.h"
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/fiat_payouts.h"
-#include "workers/settlement/wait_until_due.h"
+#include "workers/settlement/apply_when_due.h"
 
 namespace payrail::workers::settlement {
 namespace {
@@ -60,12 +60,10 @@ void settle_fiat_payouts(infra::runtime::WorkerContext& context,
                          const infra::partners::PayoutPartners& partners,
                          const infra::crypto::DataKey* data_key, infra::runtime::Batch& batch) {
   const long delay_ms = context.config.fiat_settlement_delay_ms;
-  const auto waited = wait_until_due(
-      context, batch, delay_ms, [&](pqxx::work& tx, const topics::Envelope& message) {
-        return fiat_payouts::remaining_delay_ms(tx, message.resource_id, delay_ms);
-      });
-  if (!waited.ok()) return;
-  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+  const auto remaining_ms = [&](pqxx::work& tx, const topics::Envelope& message) {
+    return fiat_payouts::remaining_delay_ms(tx, message.resource_id, delay_ms);
+  };
+  apply_when_due(context, batch, delay_ms, remaining_ms, [&](pqxx::work& tx, std::size_t i) {
     const auto& message = batch.message(i);
     auto* partner = partners.for_mode(message.mode);
     if (partner == nullptr || data_key == nullptr) {

@@ -4,7 +4,7 @@
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/broadcasts.h"
 #include "infra/repositories/payouts.h"
-#include "workers/settlement/wait_until_due.h"
+#include "workers/settlement/apply_when_due.h"
 
 namespace payrail::workers::settlement {
 namespace {
@@ -45,12 +45,10 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
 void settle_payouts(infra::runtime::WorkerContext& context,
                     const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
   const long delay_ms = context.config.settlement_delay_ms;
-  const auto waited = wait_until_due(
-      context, batch, delay_ms, [&](pqxx::work& tx, const topics::Envelope& message) {
-        return broadcasts::remaining_delay_ms(tx, message.resource_id, delay_ms);
-      });
-  if (!waited.ok()) return;
-  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+  const auto remaining_ms = [&](pqxx::work& tx, const topics::Envelope& message) {
+    return broadcasts::remaining_delay_ms(tx, message.resource_id, delay_ms);
+  };
+  apply_when_due(context, batch, delay_ms, remaining_ms, [&](pqxx::work& tx, std::size_t i) {
     return confirm(tx, adapters, batch.message(i));
   });
 }
