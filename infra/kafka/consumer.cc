@@ -142,7 +142,7 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> create_consumer(
       {"session.timeout.ms", std::to_string(options.session_timeout_ms)},
       {"heartbeat.interval.ms", std::to_string(std::max(100, options.session_timeout_ms / 3))},
       {"max.poll.interval.ms", "300000"},
-      {"fetch.wait.max.ms", "20"},
+      {"fetch.wait.max.ms", std::to_string(options.fetch_wait_ms)},
       {"fetch.min.bytes", "1"},
       {"enable.partition.eof", "false"},
       {"allow.auto.create.topics", "false"},

@@ -44,6 +44,10 @@ struct ConsumerOptions {
   int retry_backoff_max_ms = 5000;
   std::size_t batch_max = 100;
   int batch_wait_ms = 0;
+  // How long the broker may hold a fetch that found nothing. A real Kafka answers it as soon as a
+  // message arrives; librdkafka's mock cluster (the embedded broker) holds it the whole time, so
+  // this is each hop's latency there.
+  int fetch_wait_ms = 5;
   std::string debug;  // librdkafka debug contexts; empty for none
 };
 

@@ -282,6 +282,7 @@ int run_worker(std::string_view process_name, const std::vector<TopicHandler>& t
                                   .session_timeout_ms = config.kafka_session_timeout_ms,
                                   .batch_max = static_cast<std::size_t>(config.worker_batch_max),
                                   .batch_wait_ms = config.worker_batch_wait_ms,
+                                  .fetch_wait_ms = config.kafka_fetch_wait_ms,
                                   .debug = config.kafka_debug},
                                  [&](const std::vector<kafka::Delivery>& deliveries) {
                                    auto outcomes = dispatch(topic_handlers, context, deliveries);
