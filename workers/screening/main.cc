@@ -5,24 +5,26 @@
 #include "infra/runtime/worker.h"
 #include "infra/sanctions/sanctions.h"
 #include "workers/screening/sanctions_keeper.h"
+#include "workers/screening/screen_batch.h"
 #include "workers/screening/screen_fiat_payout.h"
 #include "workers/screening/screen_payout.h"
 
 int main() {
   using namespace payrail;
-  using infra::runtime::each_message;
   using infra::runtime::WorkerContext;
   std::unique_ptr<workers::screening::SanctionsKeeper> keeper;
   return infra::runtime::run_worker(
       "payrail-screening",
       {{&topics::kPayoutsRequested,
-        each_message([&](WorkerContext&, pqxx::work& tx, const topics::Envelope& message) {
-          return workers::screening::screen_payout(tx, keeper->watcher(), message);
-        })},
+        [&](WorkerContext& context, infra::runtime::Batch& batch) {
+          workers::screening::screen_batch(context, keeper->watcher(), batch,
+                                           workers::screening::screen_payout);
+        }},
        {&topics::kFiatPayoutsRequested,
-        each_message([&](WorkerContext&, pqxx::work& tx, const topics::Envelope& message) {
-          return workers::screening::screen_fiat_payout(tx, keeper->watcher(), message);
-        })}},
+        [&](WorkerContext& context, infra::runtime::Batch& batch) {
+          workers::screening::screen_batch(context, keeper->watcher(), batch,
+                                           workers::screening::screen_fiat_payout);
+        }}},
       [&](WorkerContext& context) {
         const auto directory = context.config.sanctions_dir.value_or(
             infra::sanctions::find_default_sanctions_directory().value_or(""));

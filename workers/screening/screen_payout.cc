@@ -69,16 +69,10 @@ model::Status record_decision(pqxx::work& tx, const topics::Envelope& message,
 
 }  // namespace
 
-model::Status screen_payout(pqxx::work& tx, const infra::sanctions::SanctionsWatcher& watcher,
+model::Status screen_payout(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
                             const topics::Envelope& message) {
   const auto payout = start_screening(tx, message);
-  if (!payout) return model::ok_status();
-  const auto lists = watcher.current();
-  if (!lists) {
-    // Never decide without the sanctions lists: nothing moves until they are loaded.
-    return model::Error::make(model::ErrorCode::sanctions_unavailable,
-                              "sanctions lists not loaded");
-  }
+  if (!payout || lists == nullptr) return model::ok_status();
   return record_decision(tx, message, *payout, *lists);
 }
 

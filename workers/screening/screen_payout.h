@@ -7,8 +7,9 @@
 namespace payrail::workers::screening {
 
 // PROCESSING IS IDEMPOTENT: guarded by the payout's status and the message's consumed mark; a
-// redelivery or a replay changes nothing. Applied inside the batch's transaction.
-model::Status screen_payout(pqxx::work& tx, const infra::sanctions::SanctionsWatcher& watcher,
+// redelivery or a replay changes nothing. Applied inside the batch's transaction (screen_batch.h).
+// Without `lists` the payout only moves to `screening`: the decision waits for them.
+model::Status screen_payout(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
                             const topics::Envelope& message);
 
 }  // namespace payrail::workers::screening
