@@ -10,8 +10,11 @@ namespace {
 constexpr pg::Statement kInsertMessage{"outbox_insert", R"sql(
 INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ($1, $2, $3, $4))sql"};
 
+// A consumed message was published, whether or not its relay has recorded that yet (the relay
+// does not wait for a row a consumer holds: relay.cc).
 constexpr pg::Statement kMarkConsumed{"outbox_mark_consumed", R"sql(
-UPDATE outbox SET consumed_at = now() WHERE message_id = $1 AND consumed_at IS NULL)sql"};
+UPDATE outbox SET consumed_at = now(), published_at = coalesce(published_at, now())
+WHERE message_id = $1 AND consumed_at IS NULL)sql"};
 
 constexpr pg::Statement kIsConsumed{"outbox_is_consumed", R"sql(
 SELECT consumed_at IS NOT NULL FROM outbox WHERE message_id = $1)sql"};

@@ -12,21 +12,34 @@
 namespace payrail::infra::outbox {
 namespace {
 
+// A claim is a lease, committed at once: next_attempt_at moves past the publication's longest
+// wait, so other relays pass the rows over while this one publishes, and take them over if it
+// dies. No row lock is held while waiting for the broker: a consumer that applies a message
+// before the relay recorded its publication (consumed_at, in the consumer's batch transaction)
+// would otherwise wait for that whole round trip.
 constexpr pg::Statement kClaimUnpublished{"outbox_claim_unpublished", R"sql(
-SELECT id, topic, message_key, payload FROM outbox
-WHERE published_at IS NULL AND next_attempt_at <= now()
-ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)sql"};
+UPDATE outbox SET next_attempt_at = now() + $2::bigint * interval '1 millisecond'
+WHERE id IN (SELECT id FROM outbox WHERE published_at IS NULL AND next_attempt_at <= now()
+               AND consumed_at IS NULL
+             ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+RETURNING id, topic, message_key, payload)sql"};
 
+// The producer reports every message within its message timeout (10 s); the lease outlives it.
+constexpr long kClaimLeaseMs = 30000;
+
+// Rows a consumer has locked (it is applying the message, so it was published) are skipped
+// rather than waited for: marking a message consumed marks it published too (outbox.cc), and if
+// that consumer rolls back, the lease runs out and the message is published again.
 constexpr pg::Statement kMarkPublished{"outbox_mark_published", R"sql(
 UPDATE outbox SET published_at = now(), publish_attempts = publish_attempts + 1
-WHERE id = ANY($1::bigint[]))sql"};
+WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED))sql"};
 
 // Failed publications back off exponentially, capped at one minute.
 constexpr pg::Statement kMarkFailed{"outbox_mark_failed", R"sql(
 UPDATE outbox SET publish_attempts = publish_attempts + 1,
   next_attempt_at = now() + least(interval '60 seconds',
                                   interval '200 milliseconds' * power(2, least(publish_attempts, 10)))
-WHERE id = ANY($1::bigint[]))sql"};
+WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED))sql"};
 
 // Re-drive waits longer after each re-drive of the same row (x2, capped at x64), so a consumer
 // group that is down does not turn into a publication storm. Parked messages wait for an
@@ -82,26 +95,36 @@ void Relay::wake() {
 }
 
 model::Result<std::size_t> Relay::publish_once() {
+  std::vector<kafka::ProduceItem> items;
+  std::vector<long> ids;
+  auto claimed = pool_.transact([&](pqxx::work& tx) -> model::Status {
+    items.clear();
+    ids.clear();
+    std::map<long, kafka::ProduceItem> by_id;  // RETURNING has no order: published oldest first
+    for (const auto& row :
+         pg::exec(tx, kClaimUnpublished, static_cast<long>(options_.batch_max), kClaimLeaseMs)) {
+      by_id[row[0].as<long>()] = {broker_topic(row[1].as<std::string>()), row[2].as<std::string>(),
+                                  row[3].as<std::string>()};
+    }
+    for (auto& [id, item] : by_id) {
+      ids.push_back(id);
+      items.push_back(std::move(item));
+    }
+    return model::ok_status();
+  });
+  if (!claimed.ok()) return claimed.error();
+  if (ids.empty()) return std::size_t{0};
+  const auto delivered = producer_.produce_batch(items);
+  std::vector<long> published;
+  std::vector<long> failed;
+  std::map<std::string, std::pair<long, long>> per_topic;  // published, failed
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    (delivered[i] ? published : failed).push_back(ids[i]);
+    auto& counts = per_topic[items[i].topic];
+    ++(delivered[i] ? counts.first : counts.second);
+  }
+  // If this fails, the lease runs out and a relay publishes the rows again (at least once).
   return pool_.transact([&](pqxx::work& tx) -> model::Result<std::size_t> {
-    const auto rows = pg::exec(tx, kClaimUnpublished, static_cast<long>(options_.batch_max));
-    if (rows.empty()) return std::size_t{0};
-    std::vector<kafka::ProduceItem> items;
-    std::vector<long> ids;
-    items.reserve(rows.size());
-    for (const auto& row : rows) {
-      ids.push_back(row[0].as<long>());
-      items.push_back({broker_topic(row[1].as<std::string>()), row[2].as<std::string>(),
-                       row[3].as<std::string>()});
-    }
-    const auto delivered = producer_.produce_batch(items);
-    std::vector<long> published;
-    std::vector<long> failed;
-    std::map<std::string, std::pair<long, long>> per_topic;  // published, failed
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      (delivered[i] ? published : failed).push_back(ids[i]);
-      auto& counts = per_topic[items[i].topic];
-      ++(delivered[i] ? counts.first : counts.second);
-    }
     if (!published.empty()) pg::exec(tx, kMarkPublished, pg::sql_array(published));
     if (!failed.empty()) pg::exec(tx, kMarkFailed, pg::sql_array(failed));
     pg::after_commit([per_topic] {
