@@ -1,0 +1,69 @@
+// The worker runtime's batch bookkeeping: what becomes of each message, and that a retried
+// message takes every later message of its partition (and only those) with it.
+#include <gtest/gtest.h>
+
+#include "infra/runtime/worker.h"
+
+namespace payrail::infra::runtime {
+namespace {
+
+using kafka::HandlerOutcome;
+
+kafka::Delivery delivery(int32_t partition, int64_t offset) {
+  kafka::Delivery result;
+  result.envelope.message_id = "msg_" + std::to_string(partition) + "_" + std::to_string(offset);
+  result.topic = "payouts.requested";
+  result.partition = partition;
+  result.offset = offset;
+  return result;
+}
+
+Batch two_partitions() {
+  // Partition 0: offsets 10, 11, 12; partition 1: offsets 5, 6 (interleaved as consumed).
+  return Batch(topics::kPayoutsRequested,
+               {delivery(0, 10), delivery(1, 5), delivery(0, 11), delivery(1, 6), delivery(0, 12)});
+}
+
+TEST(WorkerBatch, EveryMessageIsDoneUnlessRetried) {
+  auto batch = two_partitions();
+  batch.finish(1);
+  batch.park(3);
+  EXPECT_FALSE(batch.active(1));
+  EXPECT_FALSE(batch.active(3));
+  EXPECT_TRUE(batch.active(0));
+  EXPECT_EQ(batch.outcomes(), std::vector<HandlerOutcome>(5, HandlerOutcome::done));
+}
+
+TEST(WorkerBatch, RetryTakesTheLaterMessagesOfItsPartitionOnly) {
+  auto batch = two_partitions();
+  batch.retry(2);  // partition 0, offset 11
+  EXPECT_EQ(batch.outcomes(), (std::vector<HandlerOutcome>{
+                                  HandlerOutcome::done, HandlerOutcome::done, HandlerOutcome::retry,
+                                  HandlerOutcome::done, HandlerOutcome::retry}));
+  EXPECT_TRUE(batch.active(0));
+  EXPECT_TRUE(batch.active(1));
+  EXPECT_FALSE(batch.active(4));
+  EXPECT_TRUE(batch.any_active());
+}
+
+TEST(WorkerBatch, FinishingDoesNotUndoARetry) {
+  auto batch = two_partitions();
+  batch.retry(1);
+  batch.finish(3);
+  EXPECT_EQ(batch.outcomes()[3], HandlerOutcome::retry);
+}
+
+TEST(WorkerBatch, OnlyUnavailableDependenciesAreUncounted) {
+  using model::ErrorCode;
+  for (const auto code : {ErrorCode::service_unavailable, ErrorCode::sanctions_unavailable,
+                          ErrorCode::provider_unavailable}) {
+    EXPECT_TRUE(is_dependency_unavailable(model::Error::make(code, "down")));
+  }
+  for (const auto code :
+       {ErrorCode::internal_error, ErrorCode::bad_request, ErrorCode::insufficient_balance}) {
+    EXPECT_FALSE(is_dependency_unavailable(model::Error::make(code, "own failure")));
+  }
+}
+
+}  // namespace
+}  // namespace payrail::infra::runtime
