@@ -1,0 +1,70 @@
+// The screening both kinds of payout share (screen_payout.cc, screen_fiat_payout.cc):
+// pending -> screening, then, once the sanctions lists are loaded, the decision: blocked (the
+// transition releases the hold), pending_approval (over the auto-approval limit) or approved
+// (sent on to execution). `Kind` names the repository, the lifecycle's enums and what is screened.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "infra/log/log.h"
+#include "infra/outbox/outbox.h"
+#include "infra/repositories/spend.h"
+#include "infra/sanctions/sanctions.h"
+#include "topics/envelope.h"
+#include "workers/screening/decision.h"
+
+namespace payrail::workers::screening {
+
+// pending -> screening; the payout, locked, or nothing when there is nothing (more) to do.
+template <class Kind>
+std::optional<typename Kind::Row> start_screening(pqxx::work& tx, const topics::Envelope& message) {
+  if (infra::outbox::is_consumed(tx, message.message_id)) return std::nullopt;
+  auto payout = Kind::lock(tx, message.resource_id);
+  if (payout && payout->status == Kind::Status::pending) {
+    payout = Kind::transition(tx, *payout, Kind::Trigger::start_screening, {});
+  }
+  if (!payout || payout->status != Kind::Status::screening) {
+    infra::outbox::mark_consumed(tx, message.message_id);  // cancelled meanwhile, or done
+    return std::nullopt;
+  }
+  return payout;
+}
+
+// Records the decision and wakes the API request waiting for it.
+template <class Kind>
+void record_decision(pqxx::work& tx, const topics::Envelope& message,
+                     const typename Kind::Row& payout,
+                     const infra::sanctions::SanctionsLists& lists) {
+  const auto& resource = payout.resource;
+  const auto result = Kind::decide(tx, payout, lists);
+  const auto limits =
+      infra::repositories::spend::effective_limits(tx, payout.org_id, resource.mode);
+  const auto trigger = result.blocked ? Kind::Trigger::screening_flagged
+                       : infra::repositories::spend::within_auto_approval(payout.amount_usd, limits)
+                           ? Kind::Trigger::screening_clear
+                           : Kind::Trigger::screening_over_limit;
+  Kind::transition(tx, payout, trigger, {.screening = result});
+  count_after_commit(Kind::kResource, result);
+  if (trigger == Kind::Trigger::screening_clear) {
+    infra::outbox::enqueue(tx, Kind::approved_topic(), payout.org_id, resource.mode, resource.id);
+  }
+  // The API's waiters listen on one channel for both kinds (api/payout_decisions.h), by id.
+  tx.exec_params("SELECT pg_notify('payout_decisions', $1)", resource.id);
+  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::log::info("screening.decided", {{Kind::kIdField, resource.id},
+                                         {"trigger", std::string(Kind::trigger_name(trigger))},
+                                         {"list_version", result.list_version}});
+}
+
+// PROCESSING IS IDEMPOTENT: guarded by the payout's status and the message's consumed mark.
+// Without `lists` the payout only moves to `screening`: the decision waits for them.
+template <class Kind>
+model::Status screen_resource(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
+                              const topics::Envelope& message) {
+  const auto payout = start_screening<Kind>(tx, message);
+  if (payout && lists != nullptr) record_decision<Kind>(tx, message, *payout, *lists);
+  return model::ok_status();
+}
+
+}  // namespace payrail::workers::screening
