@@ -83,6 +83,37 @@ using ApplyOne = std::function<model::Status(pqxx::work& tx, std::size_t index)>
 model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply,
                          const std::function<bool(std::size_t)>& include = {});
 
+// A role that calls an external partner (a chain, a payout partner): `begin` (one transaction
+// for the batch) records each message's intent and returns what the call needs, or nothing when
+// there is nothing (more) to do; `call` runs outside any transaction, message by message;
+// `finish` (one transaction) records each answer. A failed call fails its message in `finish`,
+// counted or not as any failure is. The intent is committed before any call, so a crash in
+// between is visible and the retry repeats the call with the same intent.
+template <class Intent, class Answer>
+void apply_around_call(
+    WorkerContext& context, Batch& batch,
+    const std::function<std::optional<Intent>(pqxx::work&, const topics::Envelope&)>& begin,
+    const std::function<model::Result<Answer>(const Intent&)>& call,
+    const std::function<model::Status(pqxx::work&, const topics::Envelope&, const Answer&)>&
+        finish) {
+  // Per message, rewritten by every pass of a transaction; read only for messages still active.
+  std::vector<std::optional<Intent>> intents(batch.size());
+  const auto begun = apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    intents[i] = begin(tx, batch.message(i));
+    return model::ok_status();
+  });
+  if (!begun.ok()) return;
+  std::vector<model::Result<Answer>> answers;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch.active(i) && !intents[i]) batch.finish(i);
+    answers.push_back(batch.active(i) ? call(*intents[i]) : model::Result<Answer>(Answer{}));
+  }
+  (void)apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
+    if (!answers[i].ok()) return model::Status(answers[i].error());
+    return finish(tx, batch.message(i), *answers[i]);
+  });
+}
+
 // What a role does with one batch of one of its topics.
 using BatchHandler = std::function<void(WorkerContext&, Batch&)>;
 

@@ -85,23 +85,12 @@ model::Result<infra::partners::SendOutcome> send_once(
 void execute_fiat_payouts(infra::runtime::WorkerContext& context,
                           const infra::partners::PayoutPartners& partners,
                           const infra::crypto::DataKey* data_key, infra::runtime::Batch& batch) {
-  // Per message, rewritten by every pass of a transaction; read only for messages still active.
-  std::vector<std::optional<fiat_payouts::FiatPayoutRow>> begun_rows(batch.size());
-  const auto begun = infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
-    begun_rows[i] = begin_send(tx, batch.message(i));
-    return model::ok_status();
-  });
-  if (!begun.ok()) return;
-  std::vector<model::Result<infra::partners::SendOutcome>> outcomes;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (batch.active(i) && !begun_rows[i]) batch.finish(i);
-    outcomes.push_back(batch.active(i) ? send_once(partners, data_key, *begun_rows[i])
-                                       : infra::partners::SendOutcome{});
-  }
-  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
-    if (!outcomes[i].ok()) return model::Status(outcomes[i].error());
-    return finish_send(tx, batch.message(i), *outcomes[i]);
-  });
+  infra::runtime::apply_around_call<fiat_payouts::FiatPayoutRow, infra::partners::SendOutcome>(
+      context, batch, begin_send,
+      [&](const fiat_payouts::FiatPayoutRow& payout) {
+        return send_once(partners, data_key, payout);
+      },
+      finish_send);
 }
 
 }  // namespace payrail::workers::execution

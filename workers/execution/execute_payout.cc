@@ -83,23 +83,9 @@ model::Result<infra::chain::BroadcastOutcome> broadcast_once(
 
 void execute_payouts(infra::runtime::WorkerContext& context,
                      const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
-  // Per message, rewritten by every pass of a transaction; read only for messages still active.
-  std::vector<std::optional<Pending>> pending(batch.size());
-  const auto begun = infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
-    pending[i] = begin_execution(tx, batch.message(i));
-    return model::ok_status();
-  });
-  if (!begun.ok()) return;
-  std::vector<model::Result<infra::chain::BroadcastOutcome>> outcomes;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (batch.active(i) && !pending[i]) batch.finish(i);
-    outcomes.push_back(batch.active(i) ? broadcast_once(adapters, *pending[i])
-                                       : infra::chain::BroadcastOutcome{});
-  }
-  (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
-    if (!outcomes[i].ok()) return model::Status(outcomes[i].error());
-    return finish_execution(tx, batch.message(i), *outcomes[i]);
-  });
+  infra::runtime::apply_around_call<Pending, infra::chain::BroadcastOutcome>(
+      context, batch, begin_execution,
+      [&](const Pending& pending) { return broadcast_once(adapters, pending); }, finish_execution);
 }
 
 }  // namespace payrail::workers::execution
