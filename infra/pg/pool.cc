@@ -1,7 +1,11 @@
 #include "infra/pg/pool.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "infra/log/log.h"
 #include "infra/metrics/metrics.h"
+#include "infra/pg/sql_array.h"
 
 namespace payrail::infra::pg {
 
@@ -30,40 +34,127 @@ std::string with_network_timeouts(std::string url) {
   return url;
 }
 
-// One frame per transaction attempt in progress on this thread, innermost last.
-thread_local std::vector<std::vector<std::function<void()>>> t_commit_hooks;
+// What one transaction attempt (or one savepoint inside it) has left to do: hooks to run after
+// its commit and rows to write just before it. One frame per attempt in progress on this thread,
+// innermost last.
+struct DeferredWrite {
+  const Statement* statement;
+  LockOrder order;
+  std::vector<std::vector<std::string>> columns;  // one entry per column, a value per row
+};
+
+struct Frame {
+  const pqxx::connection_base* connection = nullptr;  // the transaction's; a savepoint's parent's
+  std::vector<std::function<void()>> hooks;
+  std::vector<DeferredWrite> writes;
+};
+
+thread_local std::vector<Frame> t_frames;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// The frame of `tx`'s transaction, or null when it runs outside Pool::transact.
+Frame* frame_of(const pqxx::work& tx) {
+  if (t_frames.empty() || t_frames.back().connection != &tx.conn()) return nullptr;
+  return &t_frames.back();
+}
+
+void add_row(DeferredWrite& write, std::vector<std::string> row) {
+  if (write.columns.empty()) write.columns.resize(row.size());
+  if (row.size() != write.columns.size()) {
+    throw std::logic_error(std::string("deferred row of the wrong width for ") +
+                           write.statement->name);
+  }
+  for (std::size_t column = 0; column < row.size(); ++column) {
+    write.columns[column].push_back(std::move(row[column]));
+  }
+}
+
+void write(pqxx::work& tx, const DeferredWrite& deferred) {
+  std::vector<std::string> arrays;
+  for (const auto& column : deferred.columns) arrays.push_back(sql_array(column));
+  tx.conn().prepare(deferred.statement->name, deferred.statement->sql);
+  tx.exec_prepared(deferred.statement->name, pqxx::prepare::make_dynamic_params(arrays));
+}
+
 }  // namespace
 
 void after_commit(std::function<void()> hook) {
-  if (t_commit_hooks.empty()) {
+  if (t_frames.empty()) {
     hook();
     return;
   }
-  t_commit_hooks.back().push_back(std::move(hook));
+  t_frames.back().hooks.push_back(std::move(hook));
+}
+
+void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order,
+               std::vector<std::string> row) {
+  auto* frame = frame_of(tx);
+  if (!frame) {
+    DeferredWrite now{&statement, order, {}};
+    add_row(now, std::move(row));
+    return write(tx, now);
+  }
+  auto found = std::find_if(frame->writes.begin(), frame->writes.end(),
+                            [&](const auto& write) { return write.statement == &statement; });
+  if (found == frame->writes.end()) {
+    frame->writes.push_back({&statement, order, {}});
+    found = std::prev(frame->writes.end());
+  }
+  add_row(*found, std::move(row));
+}
+
+void flush_deferred(pqxx::work& tx) {
+  auto* frame = frame_of(tx);
+  if (!frame) return;
+  auto writes = std::move(frame->writes);
+  frame->writes.clear();
+  std::stable_sort(writes.begin(), writes.end(),
+                   [](const auto& a, const auto& b) { return a.order < b.order; });
+  for (const auto& deferred : writes) write(tx, deferred);
 }
 
 CommitHooks::CommitHooks() {
-  t_commit_hooks.emplace_back();
+  t_frames.emplace_back();
 }
 
 CommitHooks::~CommitHooks() {
-  t_commit_hooks.pop_back();
+  t_frames.pop_back();
+}
+
+void CommitHooks::attach(const pqxx::work& tx) {
+  t_frames.back().connection = &tx.conn();
 }
 
 SavepointHooks::SavepointHooks() {
-  t_commit_hooks.emplace_back();
+  const pqxx::connection_base* connection = t_frames.empty() ? nullptr : t_frames.back().connection;
+  t_frames.emplace_back();
+  t_frames.back().connection = connection;
 }
 
 SavepointHooks::~SavepointHooks() {
-  auto hooks = std::move(t_commit_hooks.back());
-  t_commit_hooks.pop_back();
-  if (!kept_ || t_commit_hooks.empty()) return;
-  for (auto& hook : hooks) t_commit_hooks.back().push_back(std::move(hook));
+  auto frame = std::move(t_frames.back());
+  t_frames.pop_back();
+  if (!kept_ || t_frames.empty()) return;
+  auto& parent = t_frames.back();
+  for (auto& hook : frame.hooks) parent.hooks.push_back(std::move(hook));
+  for (auto& deferred : frame.writes) {
+    auto found = std::find_if(parent.writes.begin(), parent.writes.end(), [&](const auto& write) {
+      return write.statement == deferred.statement;
+    });
+    if (found == parent.writes.end()) {
+      parent.writes.push_back(std::move(deferred));
+      continue;
+    }
+    for (std::size_t row = 0; !deferred.columns.empty() && row < deferred.columns[0].size();
+         ++row) {
+      std::vector<std::string> values;
+      for (auto& column : deferred.columns) values.push_back(std::move(column[row]));
+      add_row(*found, std::move(values));
+    }
+  }
 }
 
 void SavepointHooks::keep() {
@@ -71,8 +162,8 @@ void SavepointHooks::keep() {
 }
 
 void CommitHooks::run() {
-  auto hooks = std::move(t_commit_hooks.back());
-  t_commit_hooks.back().clear();
+  auto hooks = std::move(t_frames.back().hooks);
+  t_frames.back().hooks.clear();
   for (auto& hook : hooks) {
     // The transaction is committed: a failing hook must never make it look failed (and retried).
     try {

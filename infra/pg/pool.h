@@ -38,11 +38,13 @@ class CommitHooks {
   ~CommitHooks();  // discards hooks that did not run (rolled back or failed)
   CommitHooks(const CommitHooks&) = delete;
   CommitHooks& operator=(const CommitHooks&) = delete;
-  void run();  // after the commit
+  void attach(const pqxx::work& tx);  // the transaction whose deferred writes these are
+  void run();                         // after the commit
 };
 
-// The hooks of one savepoint inside a transaction (a message of a worker's batch): keep() hands
-// them to the enclosing transaction; otherwise they are discarded with the savepoint.
+// The hooks and deferred writes of one savepoint inside a transaction (a message of a worker's
+// batch): keep() hands them to the enclosing transaction; otherwise they are discarded with the
+// savepoint.
 class SavepointHooks {
  public:
   SavepointHooks();
@@ -60,6 +62,21 @@ struct Statement {
   const char* name;
   const char* sql;
 };
+
+// A write deferred to the end of the transaction: the rows given to defer_row() for one statement
+// are written by one execution of it, with one array parameter per column (a text array literal,
+// cast in the SQL), just before Pool::transact commits, or earlier at flush_deferred(). A row
+// lock the statement takes (an organization's balance) is then held only from there to the
+// commit, not for the rest of the transaction. Rows deferred inside a savepoint are kept or
+// discarded with it (SavepointHooks). Outside Pool::transact the row is written at once.
+//
+// The statements are written in LockOrder, the order every transaction takes these row locks in
+// (a create holds an organization's balance, then reserves its spend): two transactions then never
+// wait for each other's rows.
+enum class LockOrder { balances = 1, spend_counters = 2 };
+void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order,
+               std::vector<std::string> row);
+void flush_deferred(pqxx::work& tx);
 
 // Runs a named statement, preparing it on this connection the first time it is used.
 template <class Transaction, class... Args>
@@ -124,8 +141,12 @@ auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) 
       std::optional<ResultType> result;
       {
         pqxx::work tx(*owned);
+        hooks.attach(tx);
         result.emplace(work(tx));
-        if (result->ok()) tx.commit();
+        if (result->ok()) {
+          flush_deferred(tx);
+          tx.commit();
+        }
       }
       release(std::move(owned), true);
       count_transaction(result->ok() ? "committed" : "rolled_back");

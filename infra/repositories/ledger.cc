@@ -44,14 +44,35 @@ SELECT entry.id, posting.account, posting.amount FROM entry,
   (VALUES ($6::text, -($8::numeric)), ($7::text, $8::numeric)) AS posting (account, amount)
 RETURNING entry_id)sql"};
 
-// The CHECK constraints on balances are the last line of defence; this guard turns a short
-// balance into a clean "insufficient" answer instead of a constraint error.
-constexpr pg::Statement kUpdateBalance{"ledger_update_balance", R"sql(
+// A hold is the one movement that can find the balance short: it is applied at once, and this
+// guard turns a short balance into a clean "insufficient" answer instead of a constraint error.
+constexpr pg::Statement kHoldBalance{"ledger_hold_balance", R"sql(
 UPDATE balances SET available = available + $4::numeric, held = held + $5::numeric,
                     updated_at = now()
 WHERE org_id = $1 AND mode = $2 AND asset = $3
   AND available + $4::numeric >= 0 AND held + $5::numeric >= 0
 RETURNING 1)sql"};
+
+// Every other movement only adds to `available` or takes from `held` what a hold put there, so
+// it is deferred to the end of the transaction (pg::defer_row) and the transaction's changes are
+// applied together: one row per balance, locked in key order (so two batches touching the same
+// organizations cannot deadlock on them) just before the commit. A worker's batch therefore holds
+// an organization's balance row only for its commit, not while it applies the rest of the batch,
+// and creates of that organization do not queue behind it. The CHECK constraints on balances stay
+// the last line of defence: a change that would make one negative fails the transaction.
+constexpr pg::Statement kApplyBalanceChanges{"ledger_apply_balance_changes", R"sql(
+WITH change AS (
+  SELECT org_id, mode, asset, sum(available) AS available, sum(held) AS held
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::numeric[], $5::numeric[])
+       AS c (org_id, mode, asset, available, held)
+  GROUP BY org_id, mode, asset),
+locked AS (
+  SELECT b.org_id, b.mode, b.asset FROM balances b JOIN change USING (org_id, mode, asset)
+  ORDER BY b.org_id, b.mode, b.asset FOR UPDATE OF b)
+UPDATE balances b SET available = b.available + change.available,
+                      held = b.held + change.held, updated_at = now()
+FROM change JOIN locked USING (org_id, mode, asset)
+WHERE b.org_id = change.org_id AND b.mode = change.mode AND b.asset = change.asset)sql"};
 
 constexpr pg::Statement kOpenAccounts{"ledger_open_accounts", R"sql(
 INSERT INTO balances (org_id, mode, asset)
@@ -100,24 +121,25 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
   const auto& spec = spec_of(movement);
   const std::optional<std::string> resource =
       resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
-  // The balance row is updated last: it is the row every payout of the organization contends
-  // for, and its lock is held from here until the caller's transaction ends.
+  // The entry first: the balance row is the one every payout of the organization contends for.
   const auto entry =
       pg::exec(tx, kInsertEntry, std::string(org_id), std::string(model::mode_name(mode)),
                std::string(asset), std::string(spec.kind), resource,
                std::string(spec.debit_account), std::string(spec.credit_account), amount);
   if (entry.empty()) return Applied::already_applied;
-  const auto updated =
-      pg::exec(tx, kUpdateBalance, std::string(org_id), std::string(model::mode_name(mode)),
-               std::string(asset), delta(spec, "available", amount), delta(spec, "held", amount));
-  if (updated.empty()) {
-    if (movement != Movement::hold) {
-      throw std::logic_error("ledger invariant violated: held balance short for " +
-                             std::string(spec.kind));
-    }
-    return Applied::insufficient_balance;  // the caller rolls the transaction back
+  const auto available = delta(spec, "available", amount);
+  const auto held = delta(spec, "held", amount);
+  if (movement != Movement::hold) {
+    pg::defer_row(tx, kApplyBalanceChanges, pg::LockOrder::balances,
+                  {std::string(org_id), std::string(model::mode_name(mode)), std::string(asset),
+                   available, held});
+    return Applied::applied;
   }
-  return Applied::applied;
+  const auto updated =
+      pg::exec(tx, kHoldBalance, std::string(org_id), std::string(model::mode_name(mode)),
+               std::string(asset), available, held);
+  // Its lock is held from here until the caller's transaction ends.
+  return updated.empty() ? Applied::insufficient_balance : Applied::applied;
 }
 
 void open_accounts(pqxx::work& tx, std::string_view org_id) {

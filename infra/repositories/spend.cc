@@ -30,12 +30,31 @@ WHERE c.amount_usd + EXCLUDED.amount_usd
       <= CASE EXCLUDED.period WHEN 'day' THEN $4::numeric ELSE $5::numeric END
 RETURNING c.period)sql"};
 
+// A give-back only lowers counters, so it is deferred to the end of the transaction
+// (pg::defer_row) and the transaction's give-backs are written together, each counter locked once
+// and in key order. greatest(0, x - a - b) = greatest(0, greatest(0, x - a) - b) for a, b >= 0:
+// the sum gives back what one at a time would.
 constexpr pg::Statement kGiveBack{"spend_give_back", R"sql(
-UPDATE spend_counters c SET amount_usd = greatest(0, c.amount_usd - $3::numeric)
-WHERE c.org_id = $1 AND c.mode = $2
-  AND ((c.period = 'day' AND c.period_start = ($4::timestamptz AT TIME ZONE 'UTC')::date)
-    OR (c.period = 'month'
-        AND c.period_start = date_trunc('month', $4::timestamptz AT TIME ZONE 'UTC')::date)))sql"};
+WITH given AS (
+  SELECT g.org_id, g.mode, g.amount_usd, g.created_at AT TIME ZONE 'UTC' AS created_utc
+  FROM unnest($1::text[], $2::text[], $3::numeric[], $4::timestamptz[])
+       AS g (org_id, mode, amount_usd, created_at)),
+back AS (
+  SELECT org_id, mode, period, period_start, sum(amount_usd) AS amount_usd FROM (
+    SELECT org_id, mode, 'day' AS period, created_utc::date AS period_start, amount_usd
+    FROM given
+    UNION ALL
+    SELECT org_id, mode, 'month', date_trunc('month', created_utc)::date, amount_usd FROM given)
+    AS each_period
+  GROUP BY org_id, mode, period, period_start),
+locked AS (
+  SELECT c.org_id, c.mode, c.period, c.period_start
+  FROM spend_counters c JOIN back USING (org_id, mode, period, period_start)
+  ORDER BY c.org_id, c.mode, c.period, c.period_start FOR UPDATE OF c)
+UPDATE spend_counters c SET amount_usd = greatest(0, c.amount_usd - back.amount_usd)
+FROM back JOIN locked USING (org_id, mode, period, period_start)
+WHERE c.org_id = back.org_id AND c.mode = back.mode AND c.period = back.period
+  AND c.period_start = back.period_start)sql"};
 
 constexpr pg::Statement kSetOverrides{
     "spend_set_overrides",
@@ -106,9 +125,9 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
 }
 
 void give_back(pqxx::work& tx, const Reserved& reserved) {
-  pg::exec(tx, kGiveBack, std::string(reserved.org_id),
-           std::string(model::mode_name(reserved.mode)), std::string(reserved.amount_usd),
-           std::string(reserved.created_at));
+  pg::defer_row(tx, kGiveBack, pg::LockOrder::spend_counters,
+                {std::string(reserved.org_id), std::string(model::mode_name(reserved.mode)),
+                 std::string(reserved.amount_usd), std::string(reserved.created_at)});
 }
 
 model::Status set_overrides(pg::Pool& pool, std::string_view org_id, model::Mode mode,

@@ -37,7 +37,8 @@ struct Reserved {
   std::string_view created_at;  // ISO 8601 UTC: the counters' day and month
 };
 
-// Gives a payout's amount back to the counters of the day and month it was created in.
+// Gives a payout's amount back to the counters of the day and month it was created in, just
+// before the transaction commits (pg::defer_row).
 void give_back(pqxx::work& tx, const Reserved& reserved);
 
 struct LimitOverrides {

@@ -30,15 +30,24 @@ struct Attempt {
   bool failed = false;  // some message failed (the fast attempt then rolls back)
 };
 
-model::Status apply_guarded(pqxx::work& tx, const ApplyOne& apply, std::size_t index) {
+// Runs one step of a pass (a message, or writing the deferred balance changes). A lost
+// connection, a serialization failure or a deadlock is the database's, not the message's: the
+// whole batch is retried (Pool::transact). Any other failure is the step's.
+template <class Step>
+model::Status guarded(Step&& step) {
   try {
-    return apply(tx, index);
+    return step();
   } catch (const std::exception& failure) {
-    // A lost connection, a serialization failure or a deadlock is the database's, not the
-    // message's: the whole batch is retried (Pool::transact).
     if (pg::classify_failure(failure) != pg::FailureKind::permanent) throw;
     return model::Error::make(model::ErrorCode::internal_error, failure.what());
   }
+}
+
+model::Status flush_guarded(pqxx::work& tx) {
+  return guarded([&] {
+    pg::flush_deferred(tx);
+    return model::ok_status();
+  });
 }
 
 std::pair<std::string, int32_t> partition_of(const kafka::Delivery& delivery) {
@@ -63,7 +72,10 @@ Attempt apply_pass(WorkerContext& context, pqxx::work& tx, const Batch& batch,
     if (savepoints) tx.exec0("SAVEPOINT message");
     std::optional<pg::SavepointHooks> hooks;
     if (savepoints) hooks.emplace();
-    const auto status = apply_guarded(tx, apply, i);
+    auto status = guarded([&] { return apply(tx, i); });
+    // With savepoints each message's deferred writes go inside its own savepoint, so a failing
+    // one is isolated with its message.
+    if (status.ok() && savepoints) status = flush_guarded(tx);
     if (status.ok()) {
       if (savepoints) tx.exec0("RELEASE SAVEPOINT message");
       if (hooks) hooks->keep();
@@ -88,6 +100,9 @@ Attempt apply_pass(WorkerContext& context, pqxx::work& tx, const Batch& batch,
     }
     if (attempt.verdicts[i] != Verdict::parked) held.insert(partition_of(deliveries[i]));
   }
+  // Without savepoints the batch's deferred writes go together; if they fail, the pass failed
+  // and the batch is applied again with savepoints, which finds the message responsible.
+  if (!savepoints && !flush_guarded(tx).ok()) attempt.failed = true;
   return attempt;
 }
 

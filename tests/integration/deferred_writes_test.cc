@@ -1,0 +1,225 @@
+// Balance changes and spend give-backs deferred to the end of the transaction (pg::defer_row),
+// against a real database: a transaction's changes are summed into each row just before it
+// commits; until then the balance row is not locked (another transaction can lock it), after
+// that it is; a rolled-back savepoint discards its changes, a kept one carries them; a change
+// that would make a balance negative fails the commit and nothing of it is kept; a hold is still
+// applied at once and refused when short; outside Pool::transact a change is written at once.
+#include <gtest/gtest.h>
+
+#include "infra/pg/pool.h"
+#include "infra/repositories/ledger.h"
+#include "infra/repositories/spend.h"
+#include "tests/support/database.h"
+
+namespace payrail::testing {
+namespace {
+
+namespace ledger = infra::repositories::ledger;
+namespace spend = infra::repositories::spend;
+using ledger::Movement;
+
+class DeferredWrites : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    database_ = new TestDatabase();
+    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
+  }
+  static void TearDownTestSuite() {
+    delete pool_;
+    delete database_;
+  }
+
+  // A new organization with its test-mode sandbox funding (1,000,000 USDC), which open_accounts
+  // itself defers.
+  static std::string new_organization() {
+    static int count = 0;
+    const auto org_id = "org_deferred_" + std::to_string(++count);
+    database_->add_organization(org_id);
+    const auto opened = pool_->transact([&](pqxx::work& tx) -> model::Status {
+      ledger::open_accounts(tx, org_id);
+      return model::ok_status();
+    });
+    EXPECT_TRUE(opened.ok());
+    return org_id;
+  }
+
+  static ledger::Applied apply(pqxx::work& tx, const std::string& org_id, Movement movement,
+                               const std::string& resource_id, const std::string& amount) {
+    return ledger::apply(tx, org_id, model::Mode::test, "USDC", movement, resource_id, amount);
+  }
+
+  // "available/held" of the organization's test USDC balance.
+  static std::string balance(const std::string& org_id) {
+    return database_->scalar(
+        "SELECT available::numeric(20,2)::text || '/' || held::numeric(20,2)::text FROM balances "
+        "WHERE org_id = '" +
+        org_id + "' AND mode = 'test' AND asset = 'USDC'");
+  }
+
+  // Whether another connection can lock the balance row right now.
+  static bool balance_lockable(const std::string& org_id) {
+    auto connection = database_->connect();
+    pqxx::work tx(*connection);
+    try {
+      tx.exec_params(
+          "SELECT 1 FROM balances WHERE org_id = $1 AND mode = 'test' AND asset = 'USDC' "
+          "FOR UPDATE NOWAIT",
+          org_id);
+      return true;
+    } catch (const pqxx::sql_error&) {
+      return false;
+    }
+  }
+
+  // Holds `amount` for each resource in its own committed transaction.
+  static void hold(const std::string& org_id, const std::vector<std::string>& resources,
+                   const std::string& amount) {
+    for (const auto& resource : resources) {
+      const auto held = pool_->transact([&](pqxx::work& tx) -> model::Status {
+        EXPECT_EQ(apply(tx, org_id, Movement::hold, resource, amount), ledger::Applied::applied);
+        return model::ok_status();
+      });
+      ASSERT_TRUE(held.ok());
+    }
+  }
+
+  inline static TestDatabase* database_ = nullptr;
+  inline static infra::pg::Pool* pool_ = nullptr;
+};
+
+TEST_F(DeferredWrites, OpeningAccountsFundsTheSandboxAtCommit) {
+  const auto org_id = new_organization();
+  EXPECT_EQ(balance(org_id), "1000000.00/0.00");
+}
+
+TEST_F(DeferredWrites, ChangesAreSummedAndTheRowIsLockedOnlyFromTheFlush) {
+  const auto org_id = new_organization();
+  hold(org_id, {"po_a", "po_b", "po_c"}, "100");
+  EXPECT_EQ(balance(org_id), "999700.00/300.00");
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    EXPECT_EQ(apply(tx, org_id, Movement::settle, "po_a", "100"), ledger::Applied::applied);
+    EXPECT_EQ(apply(tx, org_id, Movement::release, "po_b", "100"), ledger::Applied::applied);
+    EXPECT_EQ(apply(tx, org_id, Movement::refund, "po_c", "100"), ledger::Applied::applied);
+    // A second application of the same movement is still refused by its journal entry.
+    EXPECT_EQ(apply(tx, org_id, Movement::settle, "po_a", "100"), ledger::Applied::already_applied);
+    EXPECT_TRUE(balance_lockable(org_id)) << "the balance row is locked before the flush";
+    infra::pg::flush_deferred(tx);
+    EXPECT_FALSE(balance_lockable(org_id)) << "the flush did not lock the balance row";
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(balance(org_id), "999900.00/0.00");
+}
+
+TEST_F(DeferredWrites, ARolledBackTransactionChangesNothing) {
+  const auto org_id = new_organization();
+  hold(org_id, {"po_rolled_back"}, "40");
+  const auto rolled_back = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    apply(tx, org_id, Movement::release, "po_rolled_back", "40");
+    return model::Error::make(model::ErrorCode::internal_error, "rolled back on purpose");
+  });
+  EXPECT_FALSE(rolled_back.ok());
+  EXPECT_EQ(balance(org_id), "999960.00/40.00");
+}
+
+TEST_F(DeferredWrites, ASavepointKeepsOrDiscardsItsChanges) {
+  const auto org_id = new_organization();
+  hold(org_id, {"po_kept", "po_dropped"}, "10");
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    for (const auto* resource : {"po_kept", "po_dropped"}) {
+      tx.exec0("SAVEPOINT message");
+      infra::pg::SavepointHooks hooks;
+      apply(tx, org_id, Movement::release, resource, "10");
+      if (std::string(resource) == "po_kept") {
+        tx.exec0("RELEASE SAVEPOINT message");
+        hooks.keep();
+      } else {
+        tx.exec0("ROLLBACK TO SAVEPOINT message");
+      }
+    }
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(balance(org_id), "999990.00/10.00");
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries WHERE resource_id = "
+                              "'po_dropped' AND kind = 'release'"),
+            "0");
+}
+
+TEST_F(DeferredWrites, AChangeThatWouldMakeABalanceNegativeFailsTheCommit) {
+  const auto org_id = new_organization();
+  hold(org_id, {"po_small"}, "5");
+  // Settling more than is held: the held balance would go below zero.
+  const auto failed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    apply(tx, org_id, Movement::settle, "po_small", "6");
+    return model::ok_status();
+  });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(balance(org_id), "999995.00/5.00");
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries WHERE resource_id = "
+                              "'po_small' AND kind = 'settle'"),
+            "0");
+}
+
+TEST_F(DeferredWrites, AHoldIsAppliedAtOnceAndRefusedWhenShort) {
+  const auto org_id = new_organization();
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_big", "1000001"),
+              ledger::Applied::insufficient_balance);
+    EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_fits", "1000000"), ledger::Applied::applied);
+    EXPECT_FALSE(balance_lockable(org_id)) << "a hold must lock the balance at once";
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(balance(org_id), "0.00/1000000.00");
+}
+
+TEST_F(DeferredWrites, OutsideAPoolTransactionAChangeIsWrittenAtOnce) {
+  const auto org_id = new_organization();
+  hold(org_id, {"po_direct"}, "7");
+  auto connection = database_->connect();
+  pqxx::work tx(*connection);
+  EXPECT_EQ(apply(tx, org_id, Movement::release, "po_direct", "7"), ledger::Applied::applied);
+  EXPECT_EQ(tx.exec1("SELECT held::numeric(20,2)::text FROM balances WHERE org_id = " +
+                     tx.quote(org_id) + " AND mode = 'test' AND asset = 'USDC'")[0]
+                .as<std::string>(),
+            "0.00");
+  tx.commit();
+  EXPECT_EQ(balance(org_id), "1000000.00/0.00");
+}
+
+TEST_F(DeferredWrites, GiveBacksAreSummedPerCounterAndNeverGoBelowZero) {
+  const auto org_id = new_organization();
+  const auto limits = model::default_payout_limits(model::Mode::test);
+  const auto reserved = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    return spend::reserve(tx, org_id, model::Mode::test, "50", limits);
+  });
+  ASSERT_TRUE(reserved.ok());
+  const auto now = database_->scalar(
+      "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')");
+  const auto given = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    spend::give_back(tx, {org_id, model::Mode::test, "20", now});
+    spend::give_back(tx, {org_id, model::Mode::test, "10", now});
+    // A payout of another month gives back to that month's counters only (none here).
+    spend::give_back(tx, {org_id, model::Mode::test, "5", "2001-01-15T00:00:00Z"});
+    return model::ok_status();
+  });
+  ASSERT_TRUE(given.ok());
+  const auto counters = [&] {
+    return database_->scalar(
+        "SELECT string_agg(period || '=' || amount_usd::numeric(20,2)::text, ' ' ORDER BY period) "
+        "FROM spend_counters WHERE org_id = '" +
+        org_id + "'");
+  };
+  EXPECT_EQ(counters(), "day=20.00 month=20.00");
+  const auto more = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    spend::give_back(tx, {org_id, model::Mode::test, "15", now});
+    spend::give_back(tx, {org_id, model::Mode::test, "15", now});
+    return model::ok_status();
+  });
+  ASSERT_TRUE(more.ok());
+  EXPECT_EQ(counters(), "day=0.00 month=0.00");
+}
+
+}  // namespace
+}  // namespace payrail::testing
