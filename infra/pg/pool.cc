@@ -76,7 +76,12 @@ void write(pqxx::work& tx, const DeferredWrite& deferred) {
   std::vector<std::string> arrays;
   for (const auto& column : deferred.columns) arrays.push_back(sql_array(column));
   tx.conn().prepare(deferred.statement->name, deferred.statement->sql);
-  tx.exec_prepared(deferred.statement->name, pqxx::prepare::make_dynamic_params(arrays));
+  const auto unwritten =
+      tx.exec_prepared(deferred.statement->name, pqxx::prepare::make_dynamic_params(arrays));
+  if (!unwritten.empty()) {
+    throw std::logic_error(std::string("deferred write found no row to change: ") +
+                           deferred.statement->name);
+  }
 }
 
 }  // namespace

@@ -68,7 +68,9 @@ struct Statement {
 // cast in the SQL), just before Pool::transact commits, or earlier at flush_deferred(). A row
 // lock the statement takes (an organization's balance) is then held only from there to the
 // commit, not for the rest of the transaction. Rows deferred inside a savepoint are kept or
-// discarded with it (SavepointHooks). Outside Pool::transact the row is written at once.
+// discarded with it (SavepointHooks). Outside Pool::transact the row is written at once. A
+// deferred statement returns the rows it could not write: any row returned fails the transaction
+// (std::logic_error).
 //
 // The statements are written in LockOrder, the order every transaction takes these row locks in
 // (a create holds an organization's balance, then reserves its spend): two transactions then never

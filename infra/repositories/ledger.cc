@@ -59,7 +59,9 @@ RETURNING 1)sql"};
 // organizations cannot deadlock on them) just before the commit. A worker's batch therefore holds
 // an organization's balance row only for its commit, not while it applies the rest of the batch,
 // and creates of that organization do not queue behind it. The CHECK constraints on balances stay
-// the last line of defence: a change that would make one negative fails the transaction.
+// the last line of defence: a change that would make one negative fails the transaction. The
+// statement returns the balances it found no row for, which fails the transaction too (a movement
+// is never recorded in the journal without its balance).
 constexpr pg::Statement kApplyBalanceChanges{"ledger_apply_balance_changes", R"sql(
 WITH change AS (
   SELECT org_id, mode, asset, sum(available) AS available, sum(held) AS held
@@ -68,11 +70,15 @@ WITH change AS (
   GROUP BY org_id, mode, asset),
 locked AS (
   SELECT b.org_id, b.mode, b.asset FROM balances b JOIN change USING (org_id, mode, asset)
-  ORDER BY b.org_id, b.mode, b.asset FOR UPDATE OF b)
-UPDATE balances b SET available = b.available + change.available,
-                      held = b.held + change.held, updated_at = now()
-FROM change JOIN locked USING (org_id, mode, asset)
-WHERE b.org_id = change.org_id AND b.mode = change.mode AND b.asset = change.asset)sql"};
+  ORDER BY b.org_id, b.mode, b.asset FOR UPDATE OF b),
+updated AS (
+  UPDATE balances b SET available = b.available + change.available,
+                        held = b.held + change.held, updated_at = now()
+  FROM change JOIN locked USING (org_id, mode, asset)
+  WHERE b.org_id = change.org_id AND b.mode = change.mode AND b.asset = change.asset
+  RETURNING b.org_id, b.mode, b.asset)
+SELECT org_id, mode, asset FROM change
+EXCEPT SELECT org_id, mode, asset FROM updated)sql"};
 
 constexpr pg::Statement kOpenAccounts{"ledger_open_accounts", R"sql(
 INSERT INTO balances (org_id, mode, asset)

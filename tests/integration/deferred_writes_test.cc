@@ -2,13 +2,16 @@
 // against a real database: a transaction's changes are summed into each row just before it
 // commits; until then the balance row is not locked (another transaction can lock it), after
 // that it is; a rolled-back savepoint discards its changes, a kept one carries them; a change
-// that would make a balance negative fails the commit and nothing of it is kept; a hold is still
-// applied at once and refused when short; outside Pool::transact a change is written at once.
+// that would make a balance negative, or one to a balance that does not exist, fails the commit
+// and nothing of it is kept; a hold is still applied at once and refused when short; outside
+// Pool::transact a change is written at once. In a worker's batch a message whose deferred write
+// fails is isolated like any failing message: the rest of the batch commits.
 #include <gtest/gtest.h>
 
 #include "infra/pg/pool.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/spend.h"
+#include "infra/runtime/worker.h"
 #include "tests/support/database.h"
 
 namespace payrail::testing {
@@ -161,6 +164,19 @@ TEST_F(DeferredWrites, AChangeThatWouldMakeABalanceNegativeFailsTheCommit) {
             "0");
 }
 
+TEST_F(DeferredWrites, AChangeToABalanceThatDoesNotExistFailsTheCommit) {
+  const auto org_id = "org_deferred_without_accounts";
+  database_->add_organization(org_id);
+  const auto failed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    apply(tx, org_id, Movement::credit, "col_nowhere", "3");
+    return model::ok_status();
+  });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries WHERE org_id = '" +
+                              std::string(org_id) + "'"),
+            "0");
+}
+
 TEST_F(DeferredWrites, AHoldIsAppliedAtOnceAndRefusedWhenShort) {
   const auto org_id = new_organization();
   const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
@@ -219,6 +235,51 @@ TEST_F(DeferredWrites, GiveBacksAreSummedPerCounterAndNeverGoBelowZero) {
   });
   ASSERT_TRUE(more.ok());
   EXPECT_EQ(counters(), "day=0.00 month=0.00");
+}
+
+TEST_F(DeferredWrites, AWorkerBatchIsolatesTheMessageWhoseDeferredWriteFails) {
+  const auto org_id = new_organization();
+  hold(org_id, {"po_batch_1", "po_batch_2"}, "10");
+  const auto nowhere = "org_deferred_batch_without_accounts";
+  database_->add_organization(nowhere);
+  const auto delivery = [](const std::string& message_id, int32_t partition) {
+    infra::kafka::Delivery result;
+    result.envelope.message_id = message_id;
+    result.envelope.resource_id = message_id;
+    result.topic = "payouts.broadcast";
+    result.partition = partition;
+    return result;
+  };
+  // The failing message has a partition of its own, so the rest of the batch does not wait for it.
+  infra::runtime::Batch batch(
+      topics::kPayoutsBroadcast,
+      {delivery("po_batch_1", 0), delivery("col_batch_nowhere", 1), delivery("po_batch_2", 0)});
+  auto producer = infra::kafka::Producer::create({.brokers = "127.0.0.1:9"});
+  ASSERT_TRUE(producer.ok());
+  infra::outbox::Relay relay(*pool_, **producer, {});
+  infra::Config config;
+  infra::runtime::WorkerContext context{config, *pool_, relay, "deferred-writes-test"};
+  const auto applied =
+      infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t index) {
+        const auto& resource = batch.message(index).resource_id;
+        if (index == 1)
+          apply(tx, nowhere, Movement::credit, resource, "1");
+        else
+          apply(tx, org_id, Movement::settle, resource, "10");
+        return model::ok_status();
+      });
+  EXPECT_TRUE(applied.ok());
+  EXPECT_EQ(batch.outcomes(),
+            (std::vector<infra::kafka::HandlerOutcome>{infra::kafka::HandlerOutcome::done,
+                                                       infra::kafka::HandlerOutcome::retry,
+                                                       infra::kafka::HandlerOutcome::done}));
+  EXPECT_EQ(balance(org_id), "999980.00/0.00");
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries WHERE resource_id = "
+                              "'col_batch_nowhere'"),
+            "0");
+  EXPECT_EQ(database_->scalar("SELECT attempts || ' ' || (last_error LIKE '%found no row%') "
+                              "FROM message_failures WHERE message_id = 'col_batch_nowhere'"),
+            "1 true");
 }
 
 }  // namespace
