@@ -12,9 +12,10 @@ INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ($1, $2, $3,
 
 // A consumed message was published, whether or not its relay has recorded that yet (the relay
 // does not wait for a row a consumer holds: relay.cc).
+// Deferred to the end of the transaction (pg::defer_row): a worker batch's marks are one statement.
 constexpr pg::Statement kMarkConsumed{"outbox_mark_consumed", R"sql(
 UPDATE outbox SET consumed_at = now(), published_at = coalesce(published_at, now())
-WHERE message_id = $1 AND consumed_at IS NULL)sql"};
+WHERE message_id = ANY($1::text[]) AND consumed_at IS NULL)sql"};
 
 constexpr pg::Statement kIsConsumed{"outbox_is_consumed", R"sql(
 SELECT consumed_at IS NOT NULL FROM outbox WHERE message_id = $1)sql"};
@@ -41,8 +42,8 @@ std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_
   return envelope.message_id;
 }
 
-bool mark_consumed(pqxx::work& tx, std::string_view message_id) {
-  return pg::exec(tx, kMarkConsumed, std::string(message_id)).affected_rows() == 1;
+void mark_consumed(pqxx::work& tx, std::string_view message_id) {
+  pg::defer_row(tx, kMarkConsumed, pg::LockOrder::consumed_marks, {std::string(message_id)});
 }
 
 bool is_consumed(pqxx::work& tx, std::string_view message_id) {

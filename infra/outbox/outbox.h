@@ -22,10 +22,11 @@ std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_
 topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view org_id,
                              model::Mode mode, std::string_view resource_id);
 
-// Called by a topic's designated consumer inside the transaction that applies the message.
-// Returns false when the message was already consumed (a redelivery or a replay): the caller
-// then applies nothing.
-bool mark_consumed(pqxx::work& tx, std::string_view message_id);
+// Called by a topic's designated consumer inside the transaction that applies the message; the
+// mark is written just before that transaction commits (pg::defer_row: one statement for a worker
+// batch's messages), so is_consumed() in the same transaction does not see it yet (the worker
+// runtime applies a message delivered twice in one batch once).
+void mark_consumed(pqxx::work& tx, std::string_view message_id);
 
 // True when the designated consumer already applied the message (or it is past retention).
 bool is_consumed(pqxx::work& tx, std::string_view message_id);

@@ -75,7 +75,7 @@ struct Statement {
 // The statements are written in LockOrder, the order every transaction takes these row locks in
 // (a create holds an organization's balance, then reserves its spend): two transactions then never
 // wait for each other's rows.
-enum class LockOrder { balances = 1, spend_counters = 2 };
+enum class LockOrder { balances = 1, spend_counters = 2, consumed_marks = 3 };
 void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order,
                std::vector<std::string> row);
 void flush_deferred(pqxx::work& tx);

@@ -139,9 +139,15 @@ void report(WorkerContext& context, Batch& batch, const Attempt& attempt,
 }  // namespace
 
 Batch::Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries)
-    : topic_(topic),
-      deliveries_(std::move(deliveries)),
-      state_(deliveries_.size(), State::active) {}
+    : topic_(topic), deliveries_(std::move(deliveries)), state_(deliveries_.size(), State::active) {
+  // A message delivered twice in one batch (published again before the relay recorded its first
+  // publication) is applied once: consumed marks are written at the commit, so the second copy
+  // would not see the first's. It is done with the first (and retried with it: same partition).
+  std::set<std::string_view> seen;
+  for (std::size_t i = 0; i < deliveries_.size(); ++i) {
+    if (!seen.insert(deliveries_[i].envelope.message_id).second) state_[i] = State::finished;
+  }
+}
 
 bool Batch::any_active() const {
   for (const auto state : state_) {

@@ -1,5 +1,6 @@
 // The worker runtime's batch bookkeeping: what becomes of each message, and that a retried
-// message takes every later message of its partition (and only those) with it.
+// message takes every later message of its partition (and only those) with it; a message
+// delivered twice in one batch is applied once.
 #include <gtest/gtest.h>
 
 #include "infra/runtime/worker.h"
@@ -63,6 +64,18 @@ TEST(WorkerBatch, OnlyUnavailableDependenciesAreUncounted) {
        {ErrorCode::internal_error, ErrorCode::bad_request, ErrorCode::insufficient_balance}) {
     EXPECT_FALSE(is_dependency_unavailable(model::Error::make(code, "own failure")));
   }
+}
+
+TEST(WorkerBatch, AMessageDeliveredTwiceIsAppliedOnceAndRetriedWithItsFirstCopy) {
+  auto copy = delivery(0, 12);
+  copy.envelope.message_id = "msg_0_10";  // offset 12 carries the message of offset 10 again
+  Batch batch(topics::kPayoutsRequested, {delivery(0, 10), delivery(0, 11), copy});
+  EXPECT_TRUE(batch.active(0));
+  EXPECT_TRUE(batch.active(1));
+  EXPECT_FALSE(batch.active(2));
+  EXPECT_EQ(batch.outcomes(), std::vector<HandlerOutcome>(3, HandlerOutcome::done));
+  batch.retry(0);
+  EXPECT_EQ(batch.outcomes(), std::vector<HandlerOutcome>(3, HandlerOutcome::retry));
 }
 
 }  // namespace
