@@ -1,6 +1,7 @@
 #include "infra/pg/pool.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include "infra/log/log.h"
@@ -40,7 +41,7 @@ std::string with_network_timeouts(std::string url) {
 struct DeferredWrite {
   const Statement* statement;
   LockOrder order;
-  std::vector<std::vector<std::string>> columns;  // one entry per column, a value per row
+  std::vector<std::vector<std::string>> rows;
 };
 
 struct Frame {
@@ -61,20 +62,29 @@ Frame* frame_of(const pqxx::work& tx) {
   return &t_frames.back();
 }
 
-void add_row(DeferredWrite& write, std::vector<std::string> row) {
-  if (write.columns.empty()) write.columns.resize(row.size());
-  if (row.size() != write.columns.size()) {
-    throw std::logic_error(std::string("deferred row of the wrong width for ") +
-                           write.statement->name);
+DeferredWrite& write_for(Frame& frame, const Statement& statement, LockOrder order) {
+  for (auto& write : frame.writes) {
+    if (write.statement == &statement) return write;
   }
-  for (std::size_t column = 0; column < row.size(); ++column) {
-    write.columns[column].push_back(std::move(row[column]));
-  }
+  return frame.writes.emplace_back(DeferredWrite{&statement, order, {}});
 }
 
+// One execution for all the rows: column i of every row becomes array parameter $i+1.
 void write(pqxx::work& tx, const DeferredWrite& deferred) {
+  if (deferred.rows.empty()) return;
+  const auto width = deferred.rows.front().size();
   std::vector<std::string> arrays;
-  for (const auto& column : deferred.columns) arrays.push_back(sql_array(column));
+  for (std::size_t column = 0; column < width; ++column) {
+    std::vector<std::string> values;
+    for (const auto& row : deferred.rows) {
+      if (row.size() != width) {
+        throw std::logic_error(std::string("deferred rows of different widths for ") +
+                               deferred.statement->name);
+      }
+      values.push_back(row[column]);
+    }
+    arrays.push_back(sql_array(values));
+  }
   tx.conn().prepare(deferred.statement->name, deferred.statement->sql);
   const auto unwritten =
       tx.exec_prepared(deferred.statement->name, pqxx::prepare::make_dynamic_params(arrays));
@@ -96,19 +106,11 @@ void after_commit(std::function<void()> hook) {
 
 void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order,
                std::vector<std::string> row) {
-  auto* frame = frame_of(tx);
-  if (!frame) {
-    DeferredWrite now{&statement, order, {}};
-    add_row(now, std::move(row));
-    return write(tx, now);
+  if (auto* frame = frame_of(tx)) {
+    write_for(*frame, statement, order).rows.push_back(std::move(row));
+    return;
   }
-  auto found = std::find_if(frame->writes.begin(), frame->writes.end(),
-                            [&](const auto& write) { return write.statement == &statement; });
-  if (found == frame->writes.end()) {
-    frame->writes.push_back({&statement, order, {}});
-    found = std::prev(frame->writes.end());
-  }
-  add_row(*found, std::move(row));
+  write(tx, DeferredWrite{&statement, order, {std::move(row)}});
 }
 
 void flush_deferred(pqxx::work& tx) {
@@ -146,19 +148,8 @@ SavepointHooks::~SavepointHooks() {
   auto& parent = t_frames.back();
   for (auto& hook : frame.hooks) parent.hooks.push_back(std::move(hook));
   for (auto& deferred : frame.writes) {
-    auto found = std::find_if(parent.writes.begin(), parent.writes.end(), [&](const auto& write) {
-      return write.statement == deferred.statement;
-    });
-    if (found == parent.writes.end()) {
-      parent.writes.push_back(std::move(deferred));
-      continue;
-    }
-    for (std::size_t row = 0; !deferred.columns.empty() && row < deferred.columns[0].size();
-         ++row) {
-      std::vector<std::string> values;
-      for (auto& column : deferred.columns) values.push_back(std::move(column[row]));
-      add_row(*found, std::move(values));
-    }
+    auto& rows = write_for(parent, *deferred.statement, deferred.order).rows;
+    std::move(deferred.rows.begin(), deferred.rows.end(), std::back_inserter(rows));
   }
 }
 
