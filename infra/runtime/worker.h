@@ -2,9 +2,13 @@
 // relay (woken after each batch applied), one consumer-group member for the role's topics (a
 // role may apply several topics, e.g. screening applies payouts.requested and
 // fiat_payouts.requested; all of them name the role's group as their consumer), and the one way
-// a role applies messages: in batches, one transaction per batch, a savepoint per message.
+// a role applies messages: in batches, one transaction per batch.
 //
-// A message whose apply fails is rolled back to its savepoint; the rest of the batch is applied.
+// The batch is first applied without savepoints; if a message fails, the batch is applied again
+// with a savepoint per message, the failing one is rolled back to its savepoint and the rest of
+// the batch is applied. Rows a message defers to the commit (pg::defer_row: balance changes,
+// consumed marks) are written inside its savepoint on that second pass, so a failing write is
+// isolated with its message.
 // If the failure is a dependency being unavailable (sanctions lists not loaded, a provider or
 // chain adapter down, a confirmation not there yet) the message is retried with backoff and
 // counts nothing: every message would fail alike. Any other failure is the message's own: it is

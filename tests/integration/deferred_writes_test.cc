@@ -32,16 +32,22 @@ class DeferredWrites : public ::testing::Test {
     delete database_;
   }
 
+  // Runs `work` in one Pool::transact, which commits unless the work throws or the commit fails.
+  template <class Work>
+  static model::Status run(Work&& work) {
+    return pool_->transact([&](pqxx::work& tx) -> model::Status {
+      work(tx);
+      return model::ok_status();
+    });
+  }
+
   // A new organization with its test-mode sandbox funding (1,000,000 USDC), which open_accounts
   // itself defers.
   static std::string new_organization() {
     static int count = 0;
     const auto org_id = "org_deferred_" + std::to_string(++count);
     database_->add_organization(org_id);
-    const auto opened = pool_->transact([&](pqxx::work& tx) -> model::Status {
-      ledger::open_accounts(tx, org_id);
-      return model::ok_status();
-    });
+    const auto opened = run([&](pqxx::work& tx) { ledger::open_accounts(tx, org_id); });
     EXPECT_TRUE(opened.ok());
     return org_id;
   }
@@ -78,9 +84,8 @@ class DeferredWrites : public ::testing::Test {
   static void hold(const std::string& org_id, const std::vector<std::string>& resources,
                    const std::string& amount) {
     for (const auto& resource : resources) {
-      const auto held = pool_->transact([&](pqxx::work& tx) -> model::Status {
+      const auto held = run([&](pqxx::work& tx) {
         EXPECT_EQ(apply(tx, org_id, Movement::hold, resource, amount), ledger::Applied::applied);
-        return model::ok_status();
       });
       ASSERT_TRUE(held.ok());
     }
@@ -99,7 +104,7 @@ TEST_F(DeferredWrites, ChangesAreSummedAndTheRowIsLockedOnlyFromTheFlush) {
   const auto org_id = new_organization();
   hold(org_id, {"po_a", "po_b", "po_c"}, "100");
   EXPECT_EQ(balance(org_id), "999700.00/300.00");
-  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+  const auto committed = run([&](pqxx::work& tx) {
     EXPECT_EQ(apply(tx, org_id, Movement::settle, "po_a", "100"), ledger::Applied::applied);
     EXPECT_EQ(apply(tx, org_id, Movement::release, "po_b", "100"), ledger::Applied::applied);
     EXPECT_EQ(apply(tx, org_id, Movement::refund, "po_c", "100"), ledger::Applied::applied);
@@ -108,7 +113,6 @@ TEST_F(DeferredWrites, ChangesAreSummedAndTheRowIsLockedOnlyFromTheFlush) {
     EXPECT_TRUE(balance_lockable(org_id)) << "the balance row is locked before the flush";
     infra::pg::flush_deferred(tx);
     EXPECT_FALSE(balance_lockable(org_id)) << "the flush did not lock the balance row";
-    return model::ok_status();
   });
   ASSERT_TRUE(committed.ok());
   EXPECT_EQ(balance(org_id), "999900.00/0.00");
@@ -128,7 +132,7 @@ TEST_F(DeferredWrites, ARolledBackTransactionChangesNothing) {
 TEST_F(DeferredWrites, ASavepointKeepsOrDiscardsItsChanges) {
   const auto org_id = new_organization();
   hold(org_id, {"po_kept", "po_dropped"}, "10");
-  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+  const auto committed = run([&](pqxx::work& tx) {
     for (const auto* resource : {"po_kept", "po_dropped"}) {
       tx.exec0("SAVEPOINT message");
       infra::pg::SavepointHooks hooks;
@@ -140,7 +144,6 @@ TEST_F(DeferredWrites, ASavepointKeepsOrDiscardsItsChanges) {
         tx.exec0("ROLLBACK TO SAVEPOINT message");
       }
     }
-    return model::ok_status();
   });
   ASSERT_TRUE(committed.ok());
   EXPECT_EQ(balance(org_id), "999990.00/10.00");
@@ -153,10 +156,8 @@ TEST_F(DeferredWrites, AChangeThatWouldMakeABalanceNegativeFailsTheCommit) {
   const auto org_id = new_organization();
   hold(org_id, {"po_small"}, "5");
   // Settling more than is held: the held balance would go below zero.
-  const auto failed = pool_->transact([&](pqxx::work& tx) -> model::Status {
-    apply(tx, org_id, Movement::settle, "po_small", "6");
-    return model::ok_status();
-  });
+  const auto failed =
+      run([&](pqxx::work& tx) { apply(tx, org_id, Movement::settle, "po_small", "6"); });
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(balance(org_id), "999995.00/5.00");
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries WHERE resource_id = "
@@ -167,10 +168,8 @@ TEST_F(DeferredWrites, AChangeThatWouldMakeABalanceNegativeFailsTheCommit) {
 TEST_F(DeferredWrites, AChangeToABalanceThatDoesNotExistFailsTheCommit) {
   const auto org_id = "org_deferred_without_accounts";
   database_->add_organization(org_id);
-  const auto failed = pool_->transact([&](pqxx::work& tx) -> model::Status {
-    apply(tx, org_id, Movement::credit, "col_nowhere", "3");
-    return model::ok_status();
-  });
+  const auto failed =
+      run([&](pqxx::work& tx) { apply(tx, org_id, Movement::credit, "col_nowhere", "3"); });
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries WHERE org_id = '" +
                               std::string(org_id) + "'"),
@@ -179,12 +178,11 @@ TEST_F(DeferredWrites, AChangeToABalanceThatDoesNotExistFailsTheCommit) {
 
 TEST_F(DeferredWrites, AHoldIsAppliedAtOnceAndRefusedWhenShort) {
   const auto org_id = new_organization();
-  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+  const auto committed = run([&](pqxx::work& tx) {
     EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_big", "1000001"),
               ledger::Applied::insufficient_balance);
     EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_fits", "1000000"), ledger::Applied::applied);
     EXPECT_FALSE(balance_lockable(org_id)) << "a hold must lock the balance at once";
-    return model::ok_status();
   });
   ASSERT_TRUE(committed.ok());
   EXPECT_EQ(balance(org_id), "0.00/1000000.00");
@@ -213,12 +211,11 @@ TEST_F(DeferredWrites, GiveBacksAreSummedPerCounterAndNeverGoBelowZero) {
   ASSERT_TRUE(reserved.ok());
   const auto now = database_->scalar(
       "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')");
-  const auto given = pool_->transact([&](pqxx::work& tx) -> model::Status {
+  const auto given = run([&](pqxx::work& tx) {
     spend::give_back(tx, {org_id, model::Mode::test, "20", now});
     spend::give_back(tx, {org_id, model::Mode::test, "10", now});
     // A payout of another month gives back to that month's counters only (none here).
     spend::give_back(tx, {org_id, model::Mode::test, "5", "2001-01-15T00:00:00Z"});
-    return model::ok_status();
   });
   ASSERT_TRUE(given.ok());
   const auto counters = [&] {
@@ -228,10 +225,9 @@ TEST_F(DeferredWrites, GiveBacksAreSummedPerCounterAndNeverGoBelowZero) {
         org_id + "'");
   };
   EXPECT_EQ(counters(), "day=20.00 month=20.00");
-  const auto more = pool_->transact([&](pqxx::work& tx) -> model::Status {
+  const auto more = run([&](pqxx::work& tx) {
     spend::give_back(tx, {org_id, model::Mode::test, "15", now});
     spend::give_back(tx, {org_id, model::Mode::test, "15", now});
-    return model::ok_status();
   });
   ASSERT_TRUE(more.ok());
   EXPECT_EQ(counters(), "day=0.00 month=0.00");
