@@ -38,8 +38,12 @@ class Relay {
   void stop();
   void wake();
 
-  // One batch: claim unpublished rows, publish, record the outcome. Returns rows published.
-  model::Result<std::size_t> publish_once();
+  // Which due rows a claim looks at: those due since shortly before now (the common case, and
+  // cheap however many rows were published since the last VACUUM), or all of them (relay.cc).
+  enum class Claim { recent, all_due };
+
+  // One batch: claim due unpublished rows, publish, record the outcome. Returns rows published.
+  model::Result<std::size_t> publish_once(Claim claim = Claim::all_due);
   // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
   model::Result<std::size_t> redrive_once();
   // Sets the payrail_outbox_* backlog gauges from the table (every 5 s in the relay thread).
