@@ -1,5 +1,7 @@
 #include "infra/outbox/outbox.h"
 
+#include <mutex>
+
 #include "infra/crypto/crypto.h"
 #include "infra/pg/pool.h"
 #include "infra/time/clock.h"
@@ -8,7 +10,21 @@ namespace payrail::infra::outbox {
 namespace {
 
 constexpr pg::Statement kInsertMessage{"outbox_insert", R"sql(
-INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ($1, $2, $3, $4))sql"};
+INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ($1, $2, $3, $4)
+RETURNING id)sql"};
+
+// Beyond this many, ids are dropped: the relays' claim of every due row finds their rows.
+constexpr std::size_t kCommittedIdsMax = 100000;
+
+struct CommittedIds {
+  std::mutex mutex;
+  std::vector<long> ids;
+};
+
+CommittedIds& committed_ids() {
+  static CommittedIds committed;
+  return committed;
+}
 
 // A consumed message was published, whether or not its relay has recorded that yet (the relay
 // does not wait for a row a consumer holds: relay.cc).
@@ -37,9 +53,33 @@ topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view or
 std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
                     model::Mode mode, std::string_view resource_id) {
   const auto envelope = new_message(topic, org_id, mode, resource_id);
-  pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name), envelope.resource_id,
-           topics::encode(envelope));
+  const auto inserted = pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name),
+                                 envelope.resource_id, topics::encode(envelope));
+  publish_after_commit(inserted[0][0].as<long>());
   return envelope.message_id;
+}
+
+void publish_after_commit(long outbox_id) {
+  pg::after_commit([outbox_id] {
+    auto& committed = committed_ids();
+    std::lock_guard lock(committed.mutex);
+    if (committed.ids.size() < kCommittedIdsMax) committed.ids.push_back(outbox_id);
+  });
+}
+
+std::vector<long> take_committed(std::size_t count_max) {
+  auto& committed = committed_ids();
+  std::lock_guard lock(committed.mutex);
+  const auto count = std::min(count_max, committed.ids.size());
+  std::vector<long> taken(committed.ids.begin(), committed.ids.begin() + count);
+  committed.ids.erase(committed.ids.begin(), committed.ids.begin() + count);
+  return taken;
+}
+
+bool committed_waiting() {
+  auto& committed = committed_ids();
+  std::lock_guard lock(committed.mutex);
+  return !committed.ids.empty();
 }
 
 void mark_consumed(pqxx::work& tx, std::string_view message_id) {

@@ -38,9 +38,9 @@ class Relay {
   void stop();
   void wake();
 
-  // Which due rows a claim looks at: those due since shortly before now (the common case, and
-  // cheap however many rows were published since the last VACUUM), or all of them (relay.cc).
-  enum class Claim { recent, all_due };
+  // Which rows a claim looks at: those this process committed since the last claim (by id: cheap
+  // however many rows were published since the last VACUUM), or every due row (relay.cc).
+  enum class Claim { committed, all_due };
 
   // One batch: claim due unpublished rows, publish, record the outcome. Returns rows published.
   model::Result<std::size_t> publish_once(Claim claim = Claim::all_due);

@@ -1,8 +1,8 @@
 // The outbox relay's claims against a real database and the real Kafka protocol (librdkafka's mock
-// cluster, in this process). Most claims look only at rows due since shortly before now, so they
-// do not walk the dead index entries every publication leaves until VACUUM; the claim of every due
-// row still finds the rest: a row whose transaction began long before it committed, a lease or a
-// backoff that ended while the relay was busy. The running relay makes that claim on its own, and
+// cluster, in this process). A relay claims the rows its process committed by their ids, so it
+// does not walk the dead index entries every publication leaves until VACUUM, however long ago
+// their transaction began; a rolled-back row is never claimed. The claim of every due row finds
+// the rest (rows whose ids never reached a relay): the running relay makes it on its own, and
 // repeats it at once while it finds full batches, so a backlog of such rows drains completely.
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
@@ -73,10 +73,12 @@ class OutboxRelay : public ::testing::Test {
     producer_ = std::move(*producer);
     // Rows other tests left unpublished would be claimed with this test's rows.
     database_->scalar("UPDATE outbox SET published_at = now() WHERE published_at IS NULL");
+    (void)infra::outbox::take_committed(1000000);
   }
 
-  // Enqueues `count` messages, each due `due_ms_ago` milliseconds ago (as a row whose transaction
-  // began that long before it committed would be). Returns their message ids, quoted for SQL.
+  // Enqueues `count` messages in one committed transaction, each due `due_ms_ago` milliseconds
+  // ago (as a row whose transaction began that long before it committed would be). Returns their
+  // message ids, quoted for SQL.
   static std::string enqueue(int count, long due_ms_ago) {
     std::string ids;
     const auto enqueued = pool_->transact([&](pqxx::work& tx) -> model::Status {
@@ -90,6 +92,13 @@ class OutboxRelay : public ::testing::Test {
       return model::ok_status();
     });
     EXPECT_TRUE(enqueued.ok());
+    return ids;
+  }
+
+  // The same rows as a process that died before its relay took their ids leaves them.
+  static std::string enqueue_unannounced(int count, long due_ms_ago) {
+    const auto ids = enqueue(count, due_ms_ago);
+    (void)infra::outbox::take_committed(1000000);
     return ids;
   }
 
@@ -110,21 +119,37 @@ TestDatabase* OutboxRelay::database_ = nullptr;
 infra::pg::Pool* OutboxRelay::pool_ = nullptr;
 MockCluster* OutboxRelay::cluster_ = nullptr;
 
-TEST_F(OutboxRelay, TheRecentClaimPublishesRowsDueJustNow) {
-  const auto ids = enqueue(3, 0);
+TEST_F(OutboxRelay, TheRelayClaimsTheRowsItsProcessCommittedByTheirIds) {
+  const auto ids = enqueue(3, 60000);
   infra::outbox::Relay relay(*pool_, *producer_, {});
-  auto count = relay.publish_once(Claim::recent);
+  auto count = relay.publish_once(Claim::committed);
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 3u);
   EXPECT_EQ(published(ids), 3);
+  EXPECT_FALSE(infra::outbox::committed_waiting());
 }
 
-TEST_F(OutboxRelay, OnlyTheClaimOfEveryDueRowFindsARowDueLongAgo) {
-  const auto ids = enqueue(2, 60000);
+TEST_F(OutboxRelay, ARolledBackRowIsNeverClaimed) {
+  const auto rolled_back = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    infra::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay", model::Mode::test,
+                           "po_relay_rolled_back");
+    return model::Error::make(model::ErrorCode::internal_error, "rolled back on purpose");
+  });
+  EXPECT_FALSE(rolled_back.ok());
+  EXPECT_FALSE(infra::outbox::committed_waiting());
   infra::outbox::Relay relay(*pool_, *producer_, {});
-  auto recent = relay.publish_once(Claim::recent);
-  ASSERT_TRUE(recent.ok());
-  EXPECT_EQ(*recent, 0u);
+  EXPECT_EQ(*relay.publish_once(Claim::all_due), 0u);
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM outbox WHERE message_key = "
+                              "'po_relay_rolled_back'"),
+            "0");
+}
+
+TEST_F(OutboxRelay, OnlyTheClaimOfEveryDueRowFindsRowsWhoseIdsNeverReachedARelay) {
+  const auto ids = enqueue_unannounced(2, 60000);
+  infra::outbox::Relay relay(*pool_, *producer_, {});
+  auto committed = relay.publish_once(Claim::committed);
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(*committed, 0u);
   EXPECT_EQ(published(ids), 0);
   auto all_due = relay.publish_once(Claim::all_due);
   ASSERT_TRUE(all_due.ok());
@@ -135,7 +160,7 @@ TEST_F(OutboxRelay, OnlyTheClaimOfEveryDueRowFindsARowDueLongAgo) {
 TEST_F(OutboxRelay, NeitherClaimTakesARowNotYetDue) {
   const auto ids = enqueue(1, -60000);
   infra::outbox::Relay relay(*pool_, *producer_, {});
-  EXPECT_EQ(*relay.publish_once(Claim::recent), 0u);
+  EXPECT_EQ(*relay.publish_once(Claim::committed), 0u);
   EXPECT_EQ(*relay.publish_once(Claim::all_due), 0u);
   EXPECT_EQ(published(ids), 0);
 }
@@ -144,7 +169,7 @@ TEST_F(OutboxRelay, NeitherClaimTakesARowNotYetDue) {
 // while its batches come back full, so the backlog drains in about a second, where two rows per
 // second of claims of every due row would take 100 s.
 TEST_F(OutboxRelay, TheRunningRelayDrainsABacklogOfRowsDueLongAgo) {
-  const auto ids = enqueue(200, 60000);
+  const auto ids = enqueue_unannounced(200, 60000);
   infra::outbox::Relay relay(*pool_, *producer_, {.batch_max = 2});
   relay.start();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -155,13 +180,13 @@ TEST_F(OutboxRelay, TheRunningRelayDrainsABacklogOfRowsDueLongAgo) {
   EXPECT_EQ(published(ids), 200);
 }
 
-// A row committed after the relay's last claim of every due row, and due long before that: the
-// relay's next claim of every due row (once a second) publishes it without being woken.
-TEST_F(OutboxRelay, TheRunningRelayFindsARowThatCommittedLate) {
+// A row whose id never reached the relay, committed after the relay's first claim of every due row:
+// its next claim of every due row (once a second) publishes it without being woken.
+TEST_F(OutboxRelay, TheRunningRelayFindsARowWhoseIdNeverReachedIt) {
   infra::outbox::Relay relay(*pool_, *producer_, {});
   relay.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const auto ids = enqueue(1, 60000);
+  const auto ids = enqueue_unannounced(1, 60000);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (published(ids) < 1 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
