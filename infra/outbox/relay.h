@@ -3,7 +3,8 @@
 // may have lost them, for example the in-memory development broker restarting).
 //
 // Every process that writes to the outbox runs one relay thread and wakes it right after its
-// commits (the fast path); the periodic poll makes publication certain. Several relays share the
+// commits (the fast path: it claims the rows its process committed by their ids); its claim of
+// every due row, once a second, makes publication certain. Several relays share the
 // table safely (FOR UPDATE SKIP LOCKED). Publication is at least once; consumers are idempotent.
 #pragma once
 
