@@ -44,7 +44,7 @@ class Relay {
   enum class Claim { committed, all_due };
 
   // One batch: claim due unpublished rows, publish, record the outcome. Returns rows published.
-  model::Result<std::size_t> publish_once(Claim claim = Claim::all_due);
+  model::Result<std::size_t> publish_once(Claim claim);
   // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
   model::Result<std::size_t> redrive_once();
   // Sets the payrail_outbox_* backlog gauges from the table (every 5 s in the relay thread).
