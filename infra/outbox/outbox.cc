@@ -70,9 +70,14 @@ void publish_after_commit(long outbox_id) {
 std::vector<long> take_committed(std::size_t count_max) {
   auto& committed = committed_ids();
   std::lock_guard lock(committed.mutex);
-  const auto count = std::min(count_max, committed.ids.size());
-  std::vector<long> taken(committed.ids.begin(), committed.ids.begin() + count);
-  committed.ids.erase(committed.ids.begin(), committed.ids.begin() + count);
+  std::vector<long> taken;
+  if (committed.ids.size() <= count_max) {  // the usual case: take them all without copying
+    taken.swap(committed.ids);
+    return taken;
+  }
+  const auto end = committed.ids.begin() + static_cast<std::ptrdiff_t>(count_max);
+  taken.assign(committed.ids.begin(), end);
+  committed.ids.erase(committed.ids.begin(), end);
   return taken;
 }
 

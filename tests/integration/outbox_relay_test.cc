@@ -109,6 +109,23 @@ class OutboxRelay : public ::testing::Test {
                           ids + ")"));
   }
 
+  // One claim by a fresh relay of this process: the rows it published (0 when the claim failed,
+  // which the caller's expectation then reports).
+  std::size_t publish(Claim claim) {
+    infra::outbox::Relay relay(*pool_, *producer_, {});
+    auto count = relay.publish_once(claim);
+    EXPECT_TRUE(count.ok());
+    return count.ok() ? *count : 0;
+  }
+
+  // Waits (up to 20 s, a bound, not a measure) until `count` of the rows are published.
+  static void wait_until_published(const std::string& ids, int count) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (published(ids) < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
   static TestDatabase* database_;
   static infra::pg::Pool* pool_;
   static MockCluster* cluster_;
@@ -121,10 +138,7 @@ MockCluster* OutboxRelay::cluster_ = nullptr;
 
 TEST_F(OutboxRelay, TheRelayClaimsTheRowsItsProcessCommittedByTheirIds) {
   const auto ids = enqueue(3, 60000);
-  infra::outbox::Relay relay(*pool_, *producer_, {});
-  auto count = relay.publish_once(Claim::committed);
-  ASSERT_TRUE(count.ok());
-  EXPECT_EQ(*count, 3u);
+  EXPECT_EQ(publish(Claim::committed), 3u);
   EXPECT_EQ(published(ids), 3);
   EXPECT_FALSE(infra::outbox::committed_waiting());
 }
@@ -137,8 +151,7 @@ TEST_F(OutboxRelay, ARolledBackRowIsNeverClaimed) {
   });
   EXPECT_FALSE(rolled_back.ok());
   EXPECT_FALSE(infra::outbox::committed_waiting());
-  infra::outbox::Relay relay(*pool_, *producer_, {});
-  EXPECT_EQ(*relay.publish_once(Claim::all_due), 0u);
+  EXPECT_EQ(publish(Claim::all_due), 0u);
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM outbox WHERE message_key = "
                               "'po_relay_rolled_back'"),
             "0");
@@ -146,22 +159,16 @@ TEST_F(OutboxRelay, ARolledBackRowIsNeverClaimed) {
 
 TEST_F(OutboxRelay, OnlyTheClaimOfEveryDueRowFindsRowsWhoseIdsNeverReachedARelay) {
   const auto ids = enqueue_unannounced(2, 60000);
-  infra::outbox::Relay relay(*pool_, *producer_, {});
-  auto committed = relay.publish_once(Claim::committed);
-  ASSERT_TRUE(committed.ok());
-  EXPECT_EQ(*committed, 0u);
+  EXPECT_EQ(publish(Claim::committed), 0u);
   EXPECT_EQ(published(ids), 0);
-  auto all_due = relay.publish_once(Claim::all_due);
-  ASSERT_TRUE(all_due.ok());
-  EXPECT_EQ(*all_due, 2u);
+  EXPECT_EQ(publish(Claim::all_due), 2u);
   EXPECT_EQ(published(ids), 2);
 }
 
 TEST_F(OutboxRelay, NeitherClaimTakesARowNotYetDue) {
   const auto ids = enqueue(1, -60000);
-  infra::outbox::Relay relay(*pool_, *producer_, {});
-  EXPECT_EQ(*relay.publish_once(Claim::committed), 0u);
-  EXPECT_EQ(*relay.publish_once(Claim::all_due), 0u);
+  EXPECT_EQ(publish(Claim::committed), 0u);
+  EXPECT_EQ(publish(Claim::all_due), 0u);
   EXPECT_EQ(published(ids), 0);
 }
 
@@ -172,10 +179,7 @@ TEST_F(OutboxRelay, TheRunningRelayDrainsABacklogOfRowsDueLongAgo) {
   const auto ids = enqueue_unannounced(200, 60000);
   infra::outbox::Relay relay(*pool_, *producer_, {.batch_max = 2});
   relay.start();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (published(ids) < 200 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  wait_until_published(ids, 200);
   relay.stop();
   EXPECT_EQ(published(ids), 200);
 }
@@ -187,10 +191,7 @@ TEST_F(OutboxRelay, TheRunningRelayFindsARowWhoseIdNeverReachedIt) {
   relay.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const auto ids = enqueue_unannounced(1, 60000);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (published(ids) < 1 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  wait_until_published(ids, 1);
   relay.stop();
   EXPECT_EQ(published(ids), 1);
 }
