@@ -1,5 +1,6 @@
 #include "infra/outbox/outbox.h"
 
+#include <atomic>
 #include <mutex>
 
 #include "infra/crypto/crypto.h"
@@ -10,20 +11,29 @@ namespace payrail::infra::outbox {
 namespace {
 
 constexpr pg::Statement kInsertMessage{"outbox_insert", R"sql(
-INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ($1, $2, $3, $4)
+INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
+VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 millisecond')
 RETURNING id)sql"};
 
-// Beyond this many, ids are dropped: the relays' claim of every due row finds their rows.
-constexpr std::size_t kCommittedIdsMax = 100000;
+// The producer reports every message within its message timeout (10 s, kafka::ProducerOptions):
+// a row handed to the relay at most kHandOverAgeMax after its commit has its publication recorded
+// (or its failure backed off) before its lease runs out, so no other relay publishes it as well.
+constexpr long kOwnRelayLeaseMs = 15000;
+constexpr auto kHandOverAgeMax = std::chrono::seconds(4);
 
-struct CommittedIds {
+// Beyond this many rows waiting for the relay (about 500 bytes each), rows are inserted due at
+// once instead of leased: the relays' claim of every due row finds them.
+constexpr std::size_t kCommittedMax = 20000;
+
+struct Committed {
   std::mutex mutex;
-  std::vector<long> ids;
+  std::vector<CommittedMessage> messages;
+  std::atomic<int> relays{0};
 };
 
-CommittedIds& committed_ids() {
-  static CommittedIds committed;
-  return committed;
+Committed& committed() {
+  static Committed state;
+  return state;
 }
 
 // A consumed message was published, whether or not its relay has recorded that yet (the relay
@@ -53,38 +63,66 @@ topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view or
 std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
                     model::Mode mode, std::string_view resource_id) {
   const auto envelope = new_message(topic, org_id, mode, resource_id);
+  const auto lease_ms = own_relay_lease_ms();
+  auto payload = topics::encode(envelope);
   const auto inserted = pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name),
-                                 envelope.resource_id, topics::encode(envelope));
-  publish_after_commit(inserted[0][0].as<long>());
+                                 envelope.resource_id, payload, lease_ms);
+  if (lease_ms > 0) {
+    publish_after_commit(inserted[0][0].as<long>(), topic, envelope.resource_id,
+                         std::move(payload));
+  }
   return envelope.message_id;
 }
 
-void publish_after_commit(long outbox_id) {
-  pg::after_commit([outbox_id] {
-    auto& committed = committed_ids();
-    std::lock_guard lock(committed.mutex);
-    if (committed.ids.size() < kCommittedIdsMax) committed.ids.push_back(outbox_id);
-  });
+long own_relay_lease_ms() {
+  auto& state = committed();
+  if (state.relays.load() == 0) return 0;
+  std::lock_guard lock(state.mutex);
+  return state.messages.size() < kCommittedMax ? kOwnRelayLeaseMs : 0;
 }
 
-std::vector<long> take_committed(std::size_t count_max) {
-  auto& committed = committed_ids();
-  std::lock_guard lock(committed.mutex);
-  std::vector<long> taken;
-  if (committed.ids.size() <= count_max) {  // the usual case: take them all without copying
-    taken.swap(committed.ids);
-    return taken;
+void publish_after_commit(long outbox_id, const topics::TopicSpec& topic, std::string key,
+                          std::string payload) {
+  pg::after_commit(
+      [message = CommittedMessage{
+           outbox_id, std::string(topic.name), std::move(key), std::move(payload), {}}]() mutable {
+        message.committed_at = std::chrono::steady_clock::now();
+        auto& state = committed();
+        std::lock_guard lock(state.mutex);
+        state.messages.push_back(std::move(message));  // leased: kept even beyond kCommittedMax
+      });
+}
+
+std::vector<CommittedMessage> take_committed(std::size_t count_max) {
+  auto& state = committed();
+  std::vector<CommittedMessage> taken;
+  {
+    std::lock_guard lock(state.mutex);
+    if (state.messages.size() <= count_max) {  // the usual case: take them all without copying
+      taken.swap(state.messages);
+    } else {
+      const auto end = state.messages.begin() + static_cast<std::ptrdiff_t>(count_max);
+      taken.assign(std::make_move_iterator(state.messages.begin()), std::make_move_iterator(end));
+      state.messages.erase(state.messages.begin(), end);
+    }
   }
-  const auto end = committed.ids.begin() + static_cast<std::ptrdiff_t>(count_max);
-  taken.assign(committed.ids.begin(), end);
-  committed.ids.erase(committed.ids.begin(), end);
+  const auto oldest = std::chrono::steady_clock::now() - kHandOverAgeMax;
+  std::erase_if(taken, [oldest](const auto& message) { return message.committed_at < oldest; });
   return taken;
 }
 
 bool committed_waiting() {
-  auto& committed = committed_ids();
-  std::lock_guard lock(committed.mutex);
-  return !committed.ids.empty();
+  auto& state = committed();
+  std::lock_guard lock(state.mutex);
+  return !state.messages.empty();
+}
+
+void relay_created() {
+  ++committed().relays;
+}
+
+void relay_destroyed() {
+  --committed().relays;
 }
 
 void mark_consumed(pqxx::work& tx, std::string_view message_id) {

@@ -3,6 +3,7 @@
 
 #include <pqxx/pqxx>
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,15 +24,39 @@ std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_
 topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view org_id,
                              model::Mode mode, std::string_view resource_id);
 
-// Once the caller's transaction commits, the relay of this process publishes the row with this
-// outbox id without searching the table for it (enqueue() calls it for its rows). A row whose id
-// never reaches a relay (the process died first, or the list was full) is found by a relay's
-// claim of every due row, at most about a second later.
-void publish_after_commit(long outbox_id);
+// A row this process committed, handed to its relay in memory: the relay publishes it without a
+// claim statement (relay.cc).
+struct CommittedMessage {
+  long outbox_id = 0;
+  std::string topic;  // the registry name
+  std::string key;
+  std::string payload;
+  std::chrono::steady_clock::time_point committed_at;
+};
 
-// Takes up to `count_max` of the outbox ids this process committed, oldest first (for its relay).
-std::vector<long> take_committed(std::size_t count_max);
+// While a relay exists in this process (and its list of committed rows has room), a row the
+// process inserts is leased to that relay from its insert: next_attempt_at is this many
+// milliseconds ahead, so no other relay's claim takes it, and the relay publishes it right after
+// the commit (publish_after_commit). Otherwise 0: the row is due at once and a relay's claim of
+// every due row finds it within about a second. If the process dies first, the lease runs out and
+// any relay's claim of every due row publishes it (kOwnRelayLeaseMs later at most).
+long own_relay_lease_ms();
+
+// Once the caller's transaction commits, this process's relay publishes the row (the writer
+// calls it for a row it inserted with own_relay_lease_ms() > 0; enqueue() does).
+void publish_after_commit(long outbox_id, const topics::TopicSpec& topic, std::string key,
+                          std::string payload);
+
+// Takes up to `count_max` of the rows this process committed, in commit order (for its relay).
+// Rows that waited here longer than their lease is safe for are dropped: a claim of every due row
+// publishes them once the lease has run out.
+std::vector<CommittedMessage> take_committed(std::size_t count_max);
 bool committed_waiting();
+
+// Counts the relays of this process (Relay's constructor and destructor): rows are leased to them
+// only while one exists.
+void relay_created();
+void relay_destroyed();
 
 // Called by a topic's designated consumer inside the transaction that applies the message; the
 // mark is written just before that transaction commits (pg::defer_row: one statement for a worker

@@ -25,23 +25,15 @@ namespace {
   "AND consumed_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) "              \
   "RETURNING id, topic, message_key, payload"
 
-// Every publication leaves a dead entry at the old end of outbox_unpublished (next_attempt_at, id)
-// until VACUUM removes it. While something holds the xmin horizon back (pg_dump, a long report),
-// those entries cannot even be marked dead, and a claim that starts at the oldest entry walks all
-// of them: 15 ms per claim within a minute at 80/s (docs/design.md, Throughput). So a relay
-// claims the rows its own process just committed by id (outbox::take_committed; the primary key,
-// no walk), and claims every due row only once per kAllDueInterval, and again at once while that
-// finds a full batch: rows committed by a process that died before its relay took them, leases
-// and publication backoffs that ran out, re-driven rows. A window of recent next_attempt_at
-// values instead of ids was tried and dropped: next_attempt_at is the transaction's start, and
-// worker batches commit more than a second after they start often enough to move create ->
-// completed p99 at 80/s from about 400 ms to 645 ms.
-// `(published_at IS NULL) IS TRUE` is `published_at IS NULL` in a form that does not match
-// outbox_unpublished's predicate: the generic plan would otherwise walk that index's dead entries
-// (it takes the partial index for nearly empty) instead of looking the ids up in the primary key.
-constexpr pg::Statement kClaimCommitted{
-    "outbox_claim_committed",
-    PAYRAIL_OUTBOX_CLAIM("id = ANY($3::bigint[]) AND (published_at IS NULL) IS TRUE")};
+// The rows a process commits are leased to its own relay from their insert (outbox.cc), which
+// publishes them from memory right after the commit: no claim statement, no search of the table.
+// A claim that starts at the oldest entry of outbox_unpublished (next_attempt_at, id) walks the
+// dead entries every publication leaves there until VACUUM, and while something holds the xmin
+// horizon back (pg_dump, a long report) they cannot even be marked dead: 15 ms per claim within a
+// minute at 80/s (docs/design.md, Throughput). So that claim of every due row runs only once per
+// kAllDueInterval, and again at once while it finds a full batch: rows inserted due at once (no
+// relay in their process, or its list was full), rows of a process that died before publishing
+// them (once their lease ran out), publication backoffs that ended, re-driven rows.
 constexpr pg::Statement kClaimAllDue{"outbox_claim_all_due",
                                      PAYRAIL_OUTBOX_CLAIM("published_at IS NULL")};
 #undef PAYRAIL_OUTBOX_CLAIM
@@ -93,10 +85,13 @@ constexpr auto kBacklogRefreshInterval = std::chrono::seconds(5);
 }  // namespace
 
 Relay::Relay(pg::Pool& pool, kafka::Producer& producer, RelayOptions options)
-    : pool_(pool), producer_(producer), options_(std::move(options)) {}
+    : pool_(pool), producer_(producer), options_(std::move(options)) {
+  relay_created();
+}
 
 Relay::~Relay() {
   stop();
+  relay_destroyed();
 }
 
 void Relay::start() {
@@ -118,24 +113,22 @@ void Relay::wake() {
   wake_signal_.notify_one();
 }
 
-model::Result<std::size_t> Relay::publish_once(Claim claim) {
-  std::vector<long> committed;
-  if (claim == Claim::committed) {
-    committed = take_committed(options_.batch_max);
-    if (committed.empty()) return std::size_t{0};
+// The rows this process committed: leased to this relay since their insert, so no claim.
+void Relay::take_committed_rows(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items) {
+  for (auto& message : take_committed(options_.batch_max)) {
+    ids.push_back(message.outbox_id);
+    items.push_back(
+        {broker_topic(message.topic), std::move(message.key), std::move(message.payload)});
   }
-  std::vector<kafka::ProduceItem> items;
-  std::vector<long> ids;
-  auto claimed = pool_.transact([&](pqxx::work& tx) -> model::Status {
-    items.clear();
+}
+
+model::Status Relay::claim_all_due(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items) {
+  return pool_.transact([&](pqxx::work& tx) -> model::Status {
     ids.clear();
+    items.clear();
     std::map<long, kafka::ProduceItem> by_id;  // RETURNING has no order: published oldest first
-    const auto batch_max = static_cast<long>(options_.batch_max);
-    const auto rows =
-        claim == Claim::committed
-            ? pg::exec(tx, kClaimCommitted, batch_max, kClaimLeaseMs, pg::sql_array(committed))
-            : pg::exec(tx, kClaimAllDue, batch_max, kClaimLeaseMs);
-    for (const auto& row : rows) {
+    for (const auto& row :
+         pg::exec(tx, kClaimAllDue, static_cast<long>(options_.batch_max), kClaimLeaseMs)) {
       by_id[row[0].as<long>()] = {broker_topic(row[1].as<std::string>()), row[2].as<std::string>(),
                                   row[3].as<std::string>()};
     }
@@ -145,7 +138,16 @@ model::Result<std::size_t> Relay::publish_once(Claim claim) {
     }
     return model::ok_status();
   });
-  if (!claimed.ok()) return claimed.error();
+}
+
+model::Result<std::size_t> Relay::publish_once(Source source) {
+  std::vector<long> ids;
+  std::vector<kafka::ProduceItem> items;
+  if (source == Source::committed) {
+    take_committed_rows(ids, items);
+  } else if (auto claimed = claim_all_due(ids, items); !claimed.ok()) {
+    return claimed.error();
+  }
   if (ids.empty()) return std::size_t{0};
   const auto delivered = producer_.produce_batch(items);
   std::vector<long> published;
@@ -228,7 +230,7 @@ void Relay::run() {
   auto next_all_due = std::chrono::steady_clock::now();
   while (!stopping_) {
     const bool all_due = std::chrono::steady_clock::now() >= next_all_due;
-    auto published = publish_once(all_due ? Claim::all_due : Claim::committed);
+    auto published = publish_once(all_due ? Source::all_due : Source::committed);
     const bool full = published.ok() && *published == options_.batch_max;
     // A claim of every due row that came back full may have left more behind: it runs again.
     if (all_due && !full) next_all_due = std::chrono::steady_clock::now() + kAllDueInterval;
@@ -245,6 +247,11 @@ void Relay::run() {
     wake_signal_.wait_for(lock, options_.poll_interval,
                           [this] { return woken_ || stopping_.load(); });
     woken_ = false;
+  }
+  // What this process committed before it stopped is published now, not when its lease runs out.
+  while (committed_waiting()) {
+    auto published = publish_once(Source::committed);
+    if (!published.ok() || *published == 0) break;
   }
 }
 

@@ -3,8 +3,9 @@
 // may have lost them, for example the in-memory development broker restarting).
 //
 // Every process that writes to the outbox runs one relay thread and wakes it right after its
-// commits (the fast path: it claims the rows its process committed by their ids); its claim of
-// every due row, once a second, makes publication certain. Several relays share the
+// commits (the fast path: the rows its process committed are leased to it from their insert, and
+// it publishes them from memory); its claim of every due row, once a second, makes publication
+// certain. Several relays share the
 // table safely (FOR UPDATE SKIP LOCKED). Publication is at least once; consumers are idempotent.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "infra/kafka/producer.h"
 #include "infra/pg/pool.h"
@@ -39,12 +41,12 @@ class Relay {
   void stop();
   void wake();
 
-  // Which rows a claim looks at: those this process committed since the last claim (by id: cheap
-  // however many rows were published since the last VACUUM), or every due row (relay.cc).
-  enum class Claim { committed, all_due };
+  // Where a batch comes from: the rows this process committed since the last batch (leased to
+  // this relay at their insert: taken from memory, no claim), or a claim of every due row.
+  enum class Source { committed, all_due };
 
-  // One batch: claim due unpublished rows, publish, record the outcome. Returns rows published.
-  model::Result<std::size_t> publish_once(Claim claim);
+  // One batch: take or claim rows, publish, record the outcome. Returns rows published.
+  model::Result<std::size_t> publish_once(Source source);
   // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
   model::Result<std::size_t> redrive_once();
   // Sets the payrail_outbox_* backlog gauges from the table (every 5 s in the relay thread).
@@ -52,6 +54,8 @@ class Relay {
 
  private:
   void run();
+  void take_committed_rows(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items);
+  model::Status claim_all_due(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items);
   std::string broker_topic(const std::string& registry_name) const;
 
   pg::Pool& pool_;

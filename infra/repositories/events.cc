@@ -31,8 +31,9 @@ constexpr pg::Statement kInsert{
 // nothing. Must run in a later statement than kInsert (see there).
 constexpr pg::Statement kEnqueueForSubscribers{
     "events_enqueue_for_subscribers",
-    "INSERT INTO outbox (message_id, topic, message_key, payload) SELECT $1, $2, $3, $4 "
-    "WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE org_id = $5 AND mode = $6 AND active "
+    "INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at) "
+    "SELECT $1, $2, $3, $4, now() + $8::bigint * interval '1 millisecond' WHERE EXISTS (SELECT 1 "
+    "FROM webhook_endpoints WHERE org_id = $5 AND mode = $6 AND active "
     "AND deleted_at IS NULL AND $7 = ANY (events)) RETURNING id"};
 
 constexpr pg::Statement kFind{"events_find",
@@ -65,10 +66,15 @@ std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& p
                event.resource_id, event.sequence, payload(id, occurred_at));
   if (inserted.affected_rows() != 1) throw std::logic_error("event of an unknown organization");
   const auto message = outbox::new_message(topics::kEvents, event.org_id, event.mode, id);
+  const auto lease_ms = outbox::own_relay_lease_ms();
+  auto encoded = topics::encode(message);
   const auto enqueued =
       pg::exec(tx, kEnqueueForSubscribers, message.message_id, std::string(topics::kEvents.name),
-               id, topics::encode(message), event.org_id, mode, event.type);
-  if (!enqueued.empty()) outbox::publish_after_commit(enqueued[0][0].as<long>());
+               id, encoded, event.org_id, mode, event.type, lease_ms);
+  if (!enqueued.empty() && lease_ms > 0) {
+    outbox::publish_after_commit(enqueued[0][0].as<long>(), topics::kEvents, id,
+                                 std::move(encoded));
+  }
   return id;
 }
 

@@ -1,15 +1,18 @@
-// The outbox relay's claims against a real database and the real Kafka protocol (librdkafka's mock
-// cluster, in this process). A relay claims the rows its process committed by their ids, so it
-// does not walk the dead index entries every publication leaves until VACUUM, however long ago
-// their transaction began; a rolled-back row is never claimed. The claim of every due row finds
-// the rest (rows whose ids never reached a relay): the running relay makes it on its own, and
-// repeats it at once while it finds full batches, so a backlog of such rows drains completely.
+// The outbox relay against a real database and the real Kafka protocol (librdkafka's mock cluster,
+// in this process). The rows a process commits while it has a relay are leased to that relay from
+// their insert, so no other relay's claim takes them, and it publishes them from memory right
+// after the commit (no claim statement, no walk of the dead index entries every publication
+// leaves until VACUUM); a rolled-back row never reaches it. The claim of every due row finds the
+// rest (rows inserted due at once, and leased rows whose relay died, once the lease ran out): the
+// running relay makes it on its own, and repeats it at once while it finds full batches, so a
+// backlog of such rows drains completely.
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -22,7 +25,7 @@
 namespace payrail::testing {
 namespace {
 
-using Claim = infra::outbox::Relay::Claim;
+using Source = infra::outbox::Relay::Source;
 
 // A one-broker mock cluster with the topic the tests publish to.
 class MockCluster {
@@ -76,10 +79,9 @@ class OutboxRelay : public ::testing::Test {
     (void)infra::outbox::take_committed(1000000);
   }
 
-  // Enqueues `count` messages in one committed transaction, each due `due_ms_ago` milliseconds
-  // ago (as a row whose transaction began that long before it committed would be). Returns their
-  // message ids, quoted for SQL.
-  static std::string enqueue(int count, long due_ms_ago) {
+  // Enqueues `count` messages in one committed transaction. Returns their message ids, quoted for
+  // SQL.
+  static std::string enqueue(int count) {
     std::string ids;
     const auto enqueued = pool_->transact([&](pqxx::work& tx) -> model::Status {
       for (int i = 0; i < count; ++i) {
@@ -87,19 +89,22 @@ class OutboxRelay : public ::testing::Test {
                                                model::Mode::test, "po_relay_" + std::to_string(i));
         ids += (ids.empty() ? "'" : ",'") + id + "'";
       }
-      tx.exec("UPDATE outbox SET next_attempt_at = now() - " + std::to_string(due_ms_ago) +
-              " * interval '1 millisecond' WHERE message_id IN (" + ids + ")");
       return model::ok_status();
     });
     EXPECT_TRUE(enqueued.ok());
     return ids;
   }
 
-  // The same rows as a process that died before its relay took their ids leaves them.
-  static std::string enqueue_unannounced(int count, long due_ms_ago) {
-    const auto ids = enqueue(count, due_ms_ago);
-    (void)infra::outbox::take_committed(1000000);
+  // Rows as a process without a relay leaves them (due at once), made due `due_ms_ago`.
+  static std::string enqueue_without_relay(int count, long due_ms_ago) {
+    const auto ids = enqueue(count);
+    make_due(ids, due_ms_ago);
     return ids;
+  }
+
+  static void make_due(const std::string& ids, long due_ms_ago) {
+    database_->scalar("UPDATE outbox SET next_attempt_at = now() - " + std::to_string(due_ms_ago) +
+                      " * interval '1 millisecond' WHERE message_id IN (" + ids + ")");
   }
 
   static int published(const std::string& ids) {
@@ -109,11 +114,20 @@ class OutboxRelay : public ::testing::Test {
                           ids + ")"));
   }
 
-  // One claim by a fresh relay of this process: the rows it published (0 when the claim failed,
-  // which the caller's expectation then reports).
-  std::size_t publish(Claim claim) {
-    infra::outbox::Relay relay(*pool_, *producer_, {});
-    auto count = relay.publish_once(claim);
+  // Seconds until the rows' earliest next attempt (negative: due).
+  static double seconds_until_due(const std::string& ids) {
+    return std::stod(
+        database_->scalar("SELECT extract(epoch FROM min(next_attempt_at) - now()) FROM outbox "
+                          "WHERE message_id IN (" +
+                          ids + ")"));
+  }
+
+  // One batch of `relay` (by default a fresh one of this process): the rows it published (0 when
+  // it failed, which the caller's expectation then reports).
+  std::size_t publish(Source source, infra::outbox::Relay* relay = nullptr) {
+    std::optional<infra::outbox::Relay> fresh;
+    if (!relay) relay = &fresh.emplace(*pool_, *producer_, infra::outbox::RelayOptions{});
+    auto count = relay->publish_once(source);
     EXPECT_TRUE(count.ok());
     return count.ok() ? *count : 0;
   }
@@ -136,14 +150,19 @@ TestDatabase* OutboxRelay::database_ = nullptr;
 infra::pg::Pool* OutboxRelay::pool_ = nullptr;
 MockCluster* OutboxRelay::cluster_ = nullptr;
 
-TEST_F(OutboxRelay, TheRelayClaimsTheRowsItsProcessCommittedByTheirIds) {
-  const auto ids = enqueue(3, 60000);
-  EXPECT_EQ(publish(Claim::committed), 3u);
+TEST_F(OutboxRelay, RowsAProcessCommitsAreLeasedToItsRelayWhichPublishesThemFromMemory) {
+  infra::outbox::Relay own(*pool_, *producer_, {});
+  const auto ids = enqueue(3);
+  EXPECT_GT(seconds_until_due(ids), 10.0);
+  EXPECT_EQ(publish(Source::all_due), 0u);  // another relay's claim passes them over
+  EXPECT_EQ(published(ids), 0);
+  EXPECT_EQ(publish(Source::committed, &own), 3u);
   EXPECT_EQ(published(ids), 3);
   EXPECT_FALSE(infra::outbox::committed_waiting());
 }
 
-TEST_F(OutboxRelay, ARolledBackRowIsNeverClaimed) {
+TEST_F(OutboxRelay, ARolledBackRowNeverReachesTheRelay) {
+  infra::outbox::Relay own(*pool_, *producer_, {});
   const auto rolled_back = pool_->transact([&](pqxx::work& tx) -> model::Status {
     infra::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay", model::Mode::test,
                            "po_relay_rolled_back");
@@ -151,32 +170,41 @@ TEST_F(OutboxRelay, ARolledBackRowIsNeverClaimed) {
   });
   EXPECT_FALSE(rolled_back.ok());
   EXPECT_FALSE(infra::outbox::committed_waiting());
-  EXPECT_EQ(publish(Claim::all_due), 0u);
+  EXPECT_EQ(publish(Source::committed, &own), 0u);
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM outbox WHERE message_key = "
                               "'po_relay_rolled_back'"),
             "0");
 }
 
-TEST_F(OutboxRelay, OnlyTheClaimOfEveryDueRowFindsRowsWhoseIdsNeverReachedARelay) {
-  const auto ids = enqueue_unannounced(2, 60000);
-  EXPECT_EQ(publish(Claim::committed), 0u);
-  EXPECT_EQ(published(ids), 0);
-  EXPECT_EQ(publish(Claim::all_due), 2u);
+TEST_F(OutboxRelay, WithoutARelayInTheProcessRowsAreDueAtOnceForTheClaimOfEveryDueRow) {
+  const auto ids = enqueue(2);
+  EXPECT_LE(seconds_until_due(ids), 0.0);
+  EXPECT_FALSE(infra::outbox::committed_waiting());
+  EXPECT_EQ(publish(Source::committed), 0u);
+  EXPECT_EQ(publish(Source::all_due), 2u);
   EXPECT_EQ(published(ids), 2);
 }
 
-TEST_F(OutboxRelay, NeitherClaimTakesARowNotYetDue) {
-  const auto ids = enqueue(1, -60000);
-  EXPECT_EQ(publish(Claim::committed), 0u);
-  EXPECT_EQ(publish(Claim::all_due), 0u);
-  EXPECT_EQ(published(ids), 0);
+// The relay's process died before publishing its rows: the claim of every due row takes them once
+// their lease ran out, not before.
+TEST_F(OutboxRelay, LeasedRowsOfARelayThatDiedArePublishedOnceTheirLeaseRanOut) {
+  std::string ids;
+  {
+    infra::outbox::Relay died(*pool_, *producer_, {});
+    ids = enqueue(2);
+    (void)infra::outbox::take_committed(1000000);  // its memory went with it
+  }
+  EXPECT_EQ(publish(Source::all_due), 0u);
+  make_due(ids, 1000);
+  EXPECT_EQ(publish(Source::all_due), 2u);
+  EXPECT_EQ(published(ids), 2);
 }
 
 // 200 rows due long ago and batches of two: the running relay claims every due row again at once
 // while its batches come back full, so the backlog drains in about a second, where two rows per
 // second of claims of every due row would take 100 s.
 TEST_F(OutboxRelay, TheRunningRelayDrainsABacklogOfRowsDueLongAgo) {
-  const auto ids = enqueue_unannounced(200, 60000);
+  const auto ids = enqueue_without_relay(200, 60000);
   infra::outbox::Relay relay(*pool_, *producer_, {.batch_max = 2});
   relay.start();
   wait_until_published(ids, 200);
@@ -184,13 +212,18 @@ TEST_F(OutboxRelay, TheRunningRelayDrainsABacklogOfRowsDueLongAgo) {
   EXPECT_EQ(published(ids), 200);
 }
 
-// A row whose id never reached the relay, committed after the relay's first claim of every due row:
-// its next claim of every due row (once a second) publishes it without being woken.
-TEST_F(OutboxRelay, TheRunningRelayFindsARowWhoseIdNeverReachedIt) {
+// A row due at once (written by another process, such as an operator's command), committed after
+// the running relay's first claim of every due row: its next claim of every due row (once a
+// second) publishes it without being woken.
+TEST_F(OutboxRelay, TheRunningRelayFindsARowThatWasNeverLeasedToIt) {
   infra::outbox::Relay relay(*pool_, *producer_, {});
   relay.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const auto ids = enqueue_unannounced(1, 60000);
+  const auto message = infra::outbox::new_message(topics::kPayoutsRequested, "org_relay",
+                                                  model::Mode::test, "po_relay_elsewhere");
+  database_->scalar("INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ('" +
+                    message.message_id + "', 'payouts.requested', 'po_relay_elsewhere', '{}')");
+  const auto ids = "'" + message.message_id + "'";
   wait_until_published(ids, 1);
   relay.stop();
   EXPECT_EQ(published(ids), 1);

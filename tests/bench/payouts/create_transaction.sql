@@ -22,17 +22,18 @@ INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, addres
             screening_status, screening_reasons, tx_hash, failure_reason,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
             amount_usd::text, event_sequence;
-INSERT INTO outbox (message_id, topic, message_key, payload)
+INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
   VALUES ('msg_r' || :n || 'c' || :client_id, 'payouts.requested',
-          'po_b' || :n || 'c' || :client_id, repeat('x', 180));
+          'po_b' || :n || 'c' || :client_id, repeat('x', 180), now() + interval '15 seconds');
 INSERT INTO payout_transitions (payout_id, from_status, to_status, trigger)
   VALUES ('po_b' || :n || 'c' || :client_id, NULL, 'pending', 'create');
 WITH organization AS (SELECT 1 FROM organizations WHERE id = 'org_bench_' || :org FOR KEY SHARE)
 INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload)
   SELECT 'evt_b' || :n || 'c' || :client_id, 'org_bench_' || :org, 'test', 'payout.created',
          'payout', 'po_b' || :n || 'c' || :client_id, 1, repeat('x', 600) FROM organization;
-INSERT INTO outbox (message_id, topic, message_key, payload)
-  SELECT 'msg_e' || :n || 'c' || :client_id, 'events', 'evt_b' || :n, repeat('x', 180)
+INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
+  SELECT 'msg_e' || :n || 'c' || :client_id, 'events', 'evt_b' || :n, repeat('x', 180),
+         now() + interval '15 seconds'
   WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE org_id = 'org_bench_' || :org
                 AND mode = 'test' AND active AND deleted_at IS NULL
                 AND 'payout.created' = ANY (events));
