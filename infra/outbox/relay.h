@@ -5,8 +5,8 @@
 // Every process that writes to the outbox runs one relay thread and wakes it right after its
 // commits (the fast path: the rows its process committed are leased to it from their insert, and
 // it publishes them from memory); its claim of every due row, once a second, makes publication
-// certain. Several relays share the
-// table safely (FOR UPDATE SKIP LOCKED). Publication is at least once; consumers are idempotent.
+// certain. Several relays share the table safely (FOR UPDATE SKIP LOCKED). Publication is at least
+// once; consumers are idempotent.
 #pragma once
 
 #include <atomic>
