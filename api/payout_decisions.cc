@@ -54,23 +54,28 @@ std::uint64_t PayoutDecisions::wait(const std::string& payout_id,
   return handle;
 }
 
-void PayoutDecisions::wake(std::uint64_t handle) {
-  Callback done;
-  {
-    std::lock_guard lock(mutex_);
-    const auto it = waiters_.find(handle);
-    if (it == waiters_.end()) return;
-    done = std::move(it->second.done);
-    auto [first, last] = by_payout_.equal_range(it->second.payout_id);
-    for (auto entry = first; entry != last; ++entry) {
-      if (entry->second == handle) {
-        by_payout_.erase(entry);
-        break;
-      }
+PayoutDecisions::Callback PayoutDecisions::take(std::uint64_t handle) {
+  std::lock_guard lock(mutex_);
+  const auto it = waiters_.find(handle);
+  if (it == waiters_.end()) return {};
+  auto done = std::move(it->second.done);
+  auto [first, last] = by_payout_.equal_range(it->second.payout_id);
+  for (auto entry = first; entry != last; ++entry) {
+    if (entry->second == handle) {
+      by_payout_.erase(entry);
+      break;
     }
-    waiters_.erase(it);
   }
-  done();
+  waiters_.erase(it);
+  return done;
+}
+
+void PayoutDecisions::wake(std::uint64_t handle) {
+  if (auto done = take(handle)) done();
+}
+
+void PayoutDecisions::forget(std::uint64_t handle) {
+  take(handle);
 }
 
 void PayoutDecisions::fire_payout(const std::string& payout_id) {

@@ -1,8 +1,8 @@
 // Lets POST /v1/payouts wait (bounded) for the screening worker's decision without holding a
 // thread: the screening worker NOTIFYs `payout_decisions` with the payout id in the transaction
 // that records the decision; one listener thread per API process wakes the waiters. A waiter is
-// registered before the caller re-reads the payout once, so a decision committed in between is
-// never missed.
+// registered before the create's transaction starts: the decision is committed after the create,
+// so it is never missed and the payout need not be re-read (api/handlers/screened_create.h).
 #pragma once
 
 #include <pqxx/pqxx>
@@ -36,6 +36,8 @@ class PayoutDecisions {
                      Callback done);
   // Runs the waiter's callback now if it has not run yet.
   void wake(std::uint64_t handle);
+  // Removes the waiter without running its callback (the create it waited for failed).
+  void forget(std::uint64_t handle);
 
  private:
   struct Waiter {
@@ -43,6 +45,7 @@ class PayoutDecisions {
     std::chrono::steady_clock::time_point deadline;
     Callback done;
   };
+  Callback take(std::uint64_t handle);  // removes the waiter; empty when it is gone already
   void run();
   void listen_until_failure();
   void fire_payout(const std::string& payout_id);

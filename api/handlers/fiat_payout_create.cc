@@ -8,6 +8,7 @@
 #include "api/services.h"
 #include "infra/crypto/crypto.h"
 #include "infra/crypto/data_key.h"
+#include "infra/ids.h"
 #include "infra/log/log.h"
 #include "infra/outbox/relay.h"
 #include "infra/partners/payout_partner.h"
@@ -184,22 +185,13 @@ HttpResponse decision_response(const fiat_payouts::FiatPayoutRow& payout,
   return HttpResponse::json(status, model::fiat_payout_json(payout.resource));
 }
 
-bool decided(model::FiatPayoutStatus status) {
-  return status != model::FiatPayoutStatus::pending && status != model::FiatPayoutStatus::screening;
-}
-
 const screened_create::Resource kFiatPayoutResource{
     .answer = [](pqxx::work& tx, const idempotency::Scope& scope, const std::string& id,
                  const std::string& request_id) -> std::optional<HttpResponse> {
       const auto payout = fiat_payouts::find(tx, scope.org_id, scope.mode, id);
       if (!payout) return std::nullopt;
       return decision_response(*payout, request_id);
-    },
-    .decided =
-        [](infra::pg::Pool& pool, const idempotency::Scope& scope, const std::string& id) {
-          auto current = fiat_payouts::find(pool, scope.org_id, scope.mode, id);
-          return !current.ok() || !*current || decided((*current)->status);
-        }};
+    }};
 
 // Everything after validation: the live checks (a used key is answered first), the create
 // transaction, and the answer once screening decided.
@@ -221,6 +213,8 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
   }
   auto request = to_new_payout(*context, valid, keyed, *key);
   if (!request.ok()) return responder.send_error(request.error());
+  request->id = infra::new_id("fpo_");
+  screened_create::DecisionWait decision(context, kFiatPayoutResource, request->scope, request->id);
   auto outcome = fiat_payouts::create(*services.db, *request);
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
@@ -228,9 +222,7 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
                                              keyed, *outcome->existing);
   }
   services.relay->wake();
-  screened_create::answer_when_decided(std::move(context), std::move(responder),
-                                       kFiatPayoutResource, request->scope,
-                                       outcome->created->resource.id);
+  decision.answer(std::move(responder));
 }
 
 }  // namespace

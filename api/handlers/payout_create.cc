@@ -8,6 +8,7 @@
 #include "api/services.h"
 #include "infra/chain/chain_adapter.h"
 #include "infra/crypto/crypto.h"
+#include "infra/ids.h"
 #include "infra/outbox/relay.h"
 #include "infra/repositories/payouts.h"
 #include "infra/repositories/screening_workers.h"
@@ -114,22 +115,13 @@ HttpResponse decision_response(const payouts::PayoutRow& payout, const std::stri
   return HttpResponse::json(status, model::payout_json(payout.resource));
 }
 
-bool decided(model::PayoutStatus status) {
-  return status != model::PayoutStatus::pending && status != model::PayoutStatus::screening;
-}
-
 const screened_create::Resource kPayoutResource{
     .answer = [](pqxx::work& tx, const idempotency::Scope& scope, const std::string& id,
                  const std::string& request_id) -> std::optional<HttpResponse> {
       const auto payout = payouts::find(tx, scope.org_id, scope.mode, id);
       if (!payout) return std::nullopt;
       return decision_response(*payout, request_id);
-    },
-    .decided =
-        [](infra::pg::Pool& pool, const idempotency::Scope& scope, const std::string& id) {
-          auto current = payouts::find(pool, scope.org_id, scope.mode, id);
-          return !current.ok() || !*current || decided((*current)->status);
-        }};
+    }};
 
 }  // namespace
 
@@ -150,6 +142,8 @@ void create_payout(ContextPtr context, Responder responder) {
       return responder.send_error(live.error());
     }
   }
+  request->id = infra::new_id("po_");
+  screened_create::DecisionWait decision(context, kPayoutResource, request->scope, request->id);
   auto outcome = payouts::create(*services.db, *request);
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
@@ -157,8 +151,7 @@ void create_payout(ContextPtr context, Responder responder) {
                                              *outcome->existing);
   }
   services.relay->wake();
-  screened_create::answer_when_decided(std::move(context), std::move(responder), kPayoutResource,
-                                       request->scope, outcome->created->resource.id);
+  decision.answer(std::move(responder));
 }
 
 }  // namespace payrail::api

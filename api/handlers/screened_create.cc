@@ -2,6 +2,9 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
 
 #include "api/http/worker_pool.h"
 #include "api/payout_decisions.h"
@@ -41,21 +44,6 @@ void send(Responder& responder, model::Result<HttpResponse> response, bool repla
   if (!response.ok()) return responder.send_error(response.error());
   responder.send(replay ? replayed(std::move(response.value()), std::nullopt)
                         : std::move(response.value()));
-}
-
-struct PendingCreate {
-  ContextPtr context;
-  Responder responder;
-  const Resource* resource;
-  idempotency::Scope scope;
-  std::string id;
-};
-
-void finish_create(const std::shared_ptr<PendingCreate>& pending) {
-  send(pending->responder,
-       answer_from_resource(*pending->context->services, *pending->resource, pending->scope,
-                            pending->id, pending->responder.request_id()),
-       false);
 }
 
 }  // namespace
@@ -128,23 +116,72 @@ std::optional<Responder> replay_used_key(const RequestContext& context, Responde
   return responder;
 }
 
-void answer_when_decided(ContextPtr context, Responder responder, const Resource& resource,
-                         const idempotency::Scope& scope, const std::string& id) {
-  auto& services = *context->services;
-  if (services.config.screening_wait_ms == 0) {
-    return send(responder,
-                answer_from_resource(services, resource, scope, id, responder.request_id()), false);
+struct PendingCreate {
+  ContextPtr context;
+  const Resource* resource;
+  idempotency::Scope scope;
+  std::string id;
+  std::mutex mutex;
+  std::optional<Responder> responder;  // given once the create committed
+  bool fired = false;                  // decided, or the wait ran out
+
+  // Whichever of the two comes second answers.
+  std::optional<Responder> fire() {
+    std::lock_guard lock(mutex);
+    fired = true;
+    return std::exchange(responder, std::nullopt);
   }
-  auto pending = std::make_shared<PendingCreate>(
-      PendingCreate{context, std::move(responder), &resource, scope, id});
+  std::optional<Responder> give(Responder given) {
+    std::lock_guard lock(mutex);
+    if (fired) return given;
+    responder = std::move(given);
+    return std::nullopt;
+  }
+};
+
+namespace {
+
+void finish_create(const PendingCreate& pending, Responder& responder) {
+  send(responder,
+       answer_from_resource(*pending.context->services, *pending.resource, pending.scope,
+                            pending.id, responder.request_id()),
+       false);
+}
+
+}  // namespace
+
+DecisionWait::DecisionWait(ContextPtr context, const Resource& resource, idempotency::Scope scope,
+                           std::string id)
+    : pending_(std::make_shared<PendingCreate>()) {
+  auto& services = *context->services;
+  pending_->context = std::move(context);
+  pending_->resource = &resource;
+  pending_->scope = std::move(scope);
+  pending_->id = std::move(id);
+  if (services.config.screening_wait_ms == 0) {
+    pending_->fired = true;
+    return;
+  }
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(services.config.screening_wait_ms);
   auto* workers = services.workers;
-  const auto handle = services.payout_decisions->wait(id, deadline, [pending, workers] {
-    if (!workers->try_submit([pending] { finish_create(pending); })) finish_create(pending);
+  handle_ = services.payout_decisions->wait(pending_->id, deadline, [pending = pending_, workers] {
+    auto responder = pending->fire();
+    if (!responder) return;
+    auto answer = [pending, given = std::make_shared<Responder>(std::move(*responder))] {
+      finish_create(*pending, *given);
+    };
+    if (!workers->try_submit(answer)) answer();
   });
-  // The decision may have been committed before the waiter was registered.
-  if (resource.decided(*services.db, scope, id)) services.payout_decisions->wake(handle);
+}
+
+DecisionWait::~DecisionWait() {
+  if (!answered_ && handle_ != 0) pending_->context->services->payout_decisions->forget(handle_);
+}
+
+void DecisionWait::answer(Responder responder) {
+  answered_ = true;
+  if (auto now = pending_->give(std::move(responder))) finish_create(*pending_, *now);
 }
 
 }  // namespace payrail::api::screened_create

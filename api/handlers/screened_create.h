@@ -9,7 +9,9 @@
 
 #include <pqxx/pqxx>
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -29,11 +31,6 @@ struct Resource {
                                             const infra::repositories::idempotency::Scope& scope,
                                             const std::string& id, const std::string& request_id)>
       answer;
-  // True when screening has decided (the status is past pending and screening) or the resource
-  // cannot be read; the waiter then answers at once.
-  std::function<bool(infra::pg::Pool& pool, const infra::repositories::idempotency::Scope& scope,
-                     const std::string& id)>
-      decided;
 };
 
 struct CreateRequest {
@@ -70,11 +67,29 @@ void respond_existing(const RequestContext& context, Responder responder, const 
 std::optional<Responder> replay_used_key(const RequestContext& context, Responder responder,
                                          const Resource& resource, const CreateRequest& request);
 
-// After the create committed: answers once screening decides, or when PAYRAIL_SCREENING_WAIT_MS
-// runs out (then with the current status), without holding a thread; records the answer for
-// replays in the same transaction that reads it.
-void answer_when_decided(ContextPtr context, Responder responder, const Resource& resource,
-                         const infra::repositories::idempotency::Scope& scope,
-                         const std::string& id);
+struct PendingCreate;
+
+// The bounded wait (PAYRAIL_SCREENING_WAIT_MS, counted from here) for screening to decide a
+// resource being created, without holding a thread. It is registered before the create's
+// transaction starts: screening can only decide after the create committed, so no decision is
+// missed and the resource need not be re-read before waiting. The answer is read only after the
+// create committed, even when the wait ran out while the create was still running.
+class DecisionWait {
+ public:
+  DecisionWait(ContextPtr context, const Resource& resource,
+               infra::repositories::idempotency::Scope scope, std::string id);
+  ~DecisionWait();  // forgets the wait unless answer() took it over (the create failed)
+  DecisionWait(const DecisionWait&) = delete;
+  DecisionWait& operator=(const DecisionWait&) = delete;
+
+  // After the create committed: answers once screening decided, or when the wait ran out (then
+  // with the current status); records the answer for replays in the transaction that reads it.
+  void answer(Responder responder);
+
+ private:
+  std::shared_ptr<PendingCreate> pending_;
+  std::uint64_t handle_ = 0;
+  bool answered_ = false;
+};
 
 }  // namespace payrail::api::screened_create

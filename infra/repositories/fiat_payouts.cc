@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "infra/ids.h"
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
@@ -192,7 +191,7 @@ std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& cur
 
 model::Result<CreateOutcome> create(pg::Pool& pool, const NewFiatPayout& request) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<CreateOutcome> {
-    const auto id = new_id("fpo_");
+    const auto& id = request.id;
     if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
       return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
     }

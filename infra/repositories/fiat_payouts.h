@@ -49,6 +49,7 @@ std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& cur
                                         const TransitionDetails& details = {});
 
 struct NewFiatPayout {
+  std::string id;            // chosen by the caller ("fpo_..."), so it can wait for it first
   idempotency::Scope scope;  // organization, mode, Idempotency-Key
   std::string endpoint;
   std::string request_hash;

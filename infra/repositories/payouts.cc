@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "infra/ids.h"
 #include "infra/outbox/outbox.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
@@ -157,7 +156,7 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, Pa
 
 model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<CreateOutcome> {
-    const auto id = new_id("po_");
+    const auto& id = request.id;
     if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
       return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
     }

@@ -48,6 +48,7 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
                                     const TransitionDetails& details = {});
 
 struct NewPayout {
+  std::string id;            // chosen by the caller ("po_..."), so it can wait for it first
   idempotency::Scope scope;  // organization, mode, Idempotency-Key
   std::string endpoint;
   std::string request_hash;

@@ -66,6 +66,31 @@ TEST_F(PayoutRecovery, BrokerRestartLosesNothing) {
   batch->verify();
 }
 
+// The wait for screening's decision starts before the create's transaction. A create that runs
+// longer than the whole wait (here: blocked on its balance row) must still answer from its
+// committed payout once it commits, never read it before (which would find nothing and fail).
+TEST_F(PayoutRecovery, CreateOutlastingTheScreeningWaitAnswersFromTheCommittedPayout) {
+  const auto org = stack_->create_organization();
+  auto connection = stack_->database().connect();
+  pqxx::work hold(*connection);
+  hold.exec("SELECT 1 FROM balances WHERE org_id = " + hold.quote(org.id) +
+            " AND mode = 'test' AND asset = 'USDC' FOR UPDATE");
+  const auto body = payout_body("25", "USDC", "polygon", random_evm_address());
+  HttpResult response;
+  std::thread create(
+      [&] { response = create_payout(stack_->http(), org.test_key, "slow-create", body); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // > PAYRAIL_SCREENING_WAIT_MS
+  hold.commit();
+  create.join();
+  ASSERT_EQ(response.status, 201) << response.body;
+  const std::string id = response.json()["id"].GetString();
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM payouts WHERE id = '" + id + "'"), "1");
+  // The answer was recorded with the read: a retry gets the same one.
+  const auto replay = create_payout(stack_->http(), org.test_key, "slow-create", body);
+  EXPECT_EQ(replay.status, 201) << replay.body;
+  EXPECT_EQ(replay.body, response.body);
+}
+
 // Replaying a topic = rewinding its consumer group to offset 0 while the group is stopped.
 TEST_F(PayoutRecovery, ReplayingEveryPayoutTopicFromZeroChangesNothing) {
   auto batch = start_batch();
