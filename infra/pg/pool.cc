@@ -41,7 +41,8 @@ std::string with_network_timeouts(std::string url) {
 struct DeferredWrite {
   const Statement* statement;
   LockOrder order;
-  std::vector<std::vector<std::string>> rows;
+  ReturnedRowHandler on_returned;
+  std::vector<DeferredRow> rows;
 };
 
 struct Frame {
@@ -62,11 +63,12 @@ Frame* frame_of(const pqxx::work& tx) {
   return &t_frames.back();
 }
 
-DeferredWrite& write_for(Frame& frame, const Statement& statement, LockOrder order) {
+DeferredWrite& write_for(Frame& frame, const Statement& statement, LockOrder order,
+                         ReturnedRowHandler on_returned) {
   for (auto& write : frame.writes) {
     if (write.statement == &statement) return write;
   }
-  return frame.writes.emplace_back(DeferredWrite{&statement, order, {}});
+  return frame.writes.emplace_back(DeferredWrite{&statement, order, on_returned, {}});
 }
 
 // One execution for all the rows: column i of every row becomes array parameter $i+1.
@@ -75,7 +77,7 @@ void write(pqxx::work& tx, const DeferredWrite& deferred) {
   const auto width = deferred.rows.front().size();
   std::vector<std::string> arrays;
   for (std::size_t column = 0; column < width; ++column) {
-    std::vector<std::string> values;
+    std::vector<std::optional<std::string>> values;
     for (const auto& row : deferred.rows) {
       if (row.size() != width) {
         throw std::logic_error(std::string("deferred rows of different widths for ") +
@@ -86,9 +88,13 @@ void write(pqxx::work& tx, const DeferredWrite& deferred) {
     arrays.push_back(sql_array(values));
   }
   tx.conn().prepare(deferred.statement->name, deferred.statement->sql);
-  const auto unwritten =
+  const auto returned =
       tx.exec_prepared(deferred.statement->name, pqxx::prepare::make_dynamic_params(arrays));
-  if (!unwritten.empty()) {
+  if (deferred.on_returned) {
+    for (const auto& row : returned) deferred.on_returned(row);
+    return;
+  }
+  if (!returned.empty()) {
     throw std::logic_error(std::string("deferred write found no row to change: ") +
                            deferred.statement->name);
   }
@@ -104,13 +110,13 @@ void after_commit(std::function<void()> hook) {
   t_frames.back().hooks.push_back(std::move(hook));
 }
 
-void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order,
-               std::vector<std::string> row) {
+void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, DeferredRow row,
+               ReturnedRowHandler on_returned) {
   if (auto* frame = frame_of(tx)) {
-    write_for(*frame, statement, order).rows.push_back(std::move(row));
+    write_for(*frame, statement, order, on_returned).rows.push_back(std::move(row));
     return;
   }
-  write(tx, DeferredWrite{&statement, order, {std::move(row)}});
+  write(tx, DeferredWrite{&statement, order, on_returned, {std::move(row)}});
 }
 
 void flush_deferred(pqxx::work& tx) {
@@ -148,7 +154,7 @@ SavepointHooks::~SavepointHooks() {
   auto& parent = t_frames.back();
   for (auto& hook : frame.hooks) parent.hooks.push_back(std::move(hook));
   for (auto& deferred : frame.writes) {
-    auto& rows = write_for(parent, *deferred.statement, deferred.order).rows;
+    auto& rows = write_for(parent, *deferred.statement, deferred.order, deferred.on_returned).rows;
     std::move(deferred.rows.begin(), deferred.rows.end(), std::back_inserter(rows));
   }
 }

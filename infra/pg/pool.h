@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -64,20 +65,33 @@ struct Statement {
 };
 
 // A write deferred to the end of the transaction: the rows given to defer_row() for one statement
-// are written by one execution of it, with one array parameter per column (a text array literal,
-// cast in the SQL), just before Pool::transact commits, or earlier at flush_deferred(). A row
-// lock the statement takes (an organization's balance) is then held only from there to the
-// commit, not for the rest of the transaction. Rows deferred inside a savepoint are kept or
-// discarded with it (SavepointHooks). Outside Pool::transact the row is written at once. A
-// deferred statement returns the rows it could not write: any row returned fails the transaction
-// (std::logic_error).
+// are written by one execution of it, with one array parameter per column (an array literal, cast
+// in the SQL; a nullopt value is NULL), just before Pool::transact commits, or earlier at
+// flush_deferred(). A row lock the statement takes (an organization's balance) is then held only
+// from there to the commit, not for the rest of the transaction, and a worker's batch writes its
+// messages' rows of one kind with one statement. Rows deferred inside a savepoint are kept or
+// discarded with it (SavepointHooks). Outside Pool::transact the row is written at once.
+//
+// What the statement returns: without `on_returned`, the rows it could not write, and any row
+// returned fails the transaction (std::logic_error); with it, each returned row is handed to
+// `on_returned` (still before the commit: it may register after_commit hooks).
 //
 // The statements are written in LockOrder, the order every transaction takes these row locks in
 // (a create holds an organization's balance, then reserves its spend): two transactions then never
-// wait for each other's rows.
-enum class LockOrder { balances = 1, spend_counters = 2, consumed_marks = 3 };
-void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order,
-               std::vector<std::string> row);
+// wait for each other's rows. Events come first: their insert takes the organization row FOR KEY
+// SHARE, and the webhook messages for them need a later statement (events.cc).
+enum class LockOrder {
+  transition_logs = 1,  // no row lock beyond those the transaction holds already
+  events = 2,           // the organization row FOR KEY SHARE
+  event_messages = 3,   // reads the endpoints after that lock
+  balances = 4,
+  spend_counters = 5,
+  consumed_marks = 6,
+};
+using DeferredRow = std::vector<std::optional<std::string>>;
+using ReturnedRowHandler = void (*)(const pqxx::row& row);
+void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, DeferredRow row,
+               ReturnedRowHandler on_returned = nullptr);
 void flush_deferred(pqxx::work& tx);
 
 // Runs a named statement, preparing it on this connection the first time it is used.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,19 +18,37 @@ inline std::string sql_array(const std::vector<long>& values) {
   return literal;
 }
 
-// Any text as an array literal (each element quoted, '"' and '\\' escaped), cast in SQL to the
-// column's type
-// ($1::text[], $2::numeric[]). A quoted element never reads as NULL.
+// One element of a text array literal: quoted ('"' and '\\' escaped), so it never reads as NULL.
+inline void append_quoted(std::string& literal, const std::string& value) {
+  literal += '"';
+  for (const char c : value) {
+    if (c == '"' || c == '\\') literal += '\\';
+    literal += c;
+  }
+  literal += '"';
+}
+
+// Any text as an array literal, cast in SQL to the column's type ($1::text[], $2::numeric[]).
 inline std::string sql_array(const std::vector<std::string>& values) {
   std::string literal = "{";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) literal += ',';
-    literal += '"';
-    for (const char c : values[i]) {
-      if (c == '"' || c == '\\') literal += '\\';
-      literal += c;
+    append_quoted(literal, values[i]);
+  }
+  literal += '}';
+  return literal;
+}
+
+// The same, with nullopt as NULL.
+inline std::string sql_array(const std::vector<std::optional<std::string>>& values) {
+  std::string literal = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) literal += ',';
+    if (values[i]) {
+      append_quoted(literal, *values[i]);
+    } else {
+      literal += "NULL";
     }
-    literal += '"';
   }
   literal += '}';
   return literal;

@@ -14,27 +14,43 @@ namespace {
 #define PAYRAIL_EVENT_COLUMNS \
   "id, org_id, mode, type, resource_id, sequence, payload, " PAYRAIL_TIMESTAMP("created_at")
 
-// The organization row FOR KEY SHARE (the lock its foreign key takes anyway, taken here on
-// purpose) orders this transaction against webhook endpoint creation, which holds that row FOR
+// Both statements are deferred to the end of the transaction (pg::defer_row): a worker batch's
+// events are two statements, whatever their number.
+//
+// The organization rows FOR KEY SHARE (the lock their foreign key takes anyway, taken here on
+// purpose) order this transaction against webhook endpoint creation, which holds that row FOR
 // UPDATE until it commits: an endpoint created first makes this statement wait until it is
 // committed, so the next statement (a fresh snapshot) sees it; an endpoint created later waits
 // for this transaction to end. Either way, every endpoint that exists when the event commits is
-// seen by kEnqueueForSubscribers.
-constexpr pg::Statement kInsert{
-    "events_insert",
-    "WITH organization AS (SELECT 1 FROM organizations WHERE id = $2 FOR KEY SHARE) "
-    "INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload) "
-    "SELECT $1, $2, $3, $4, $5, $6, $7::integer, $8 FROM organization"};
+// seen by kEnqueueForSubscribers. Returns the events it could not write (none: an unknown
+// organization fails the transaction).
+constexpr pg::Statement kInsert{"events_insert", R"sql(
+WITH incoming AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                       $7::integer[], $8::text[])
+    AS n(id, org_id, mode, type, resource_type, resource_id, sequence, payload)),
+organization AS (
+  SELECT id FROM organizations WHERE id IN (SELECT org_id FROM incoming) ORDER BY id FOR KEY SHARE),
+inserted AS (
+  INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload)
+  SELECT incoming.* FROM incoming JOIN organization ON organization.id = incoming.org_id
+  RETURNING id)
+SELECT id FROM incoming WHERE id NOT IN (SELECT id FROM inserted))sql"};
 
 // The `events` message exists only when an endpoint of the organization and mode subscribes to
 // the type: events no one subscribes to cost the relay, the broker and the webhook worker
-// nothing. Must run in a later statement than kInsert (see there).
-constexpr pg::Statement kEnqueueForSubscribers{
-    "events_enqueue_for_subscribers",
-    "INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at) "
-    "SELECT $1, $2, $3, $4, now() + $8::bigint * interval '1 millisecond' WHERE EXISTS (SELECT 1 "
-    "FROM webhook_endpoints WHERE org_id = $5 AND mode = $6 AND active "
-    "AND deleted_at IS NULL AND $7 = ANY (events)) RETURNING id"};
+// nothing. Must run in a later statement than kInsert (see there). Returns the messages written,
+// for the hand-over to this process's relay (outbox::publish_after_commit).
+constexpr pg::Statement kEnqueueForSubscribers{"events_enqueue_for_subscribers", R"sql(
+INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
+SELECT message_id, topic, message_key, payload, now() + lease_ms * interval '1 millisecond'
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+            $8::bigint[])
+  AS n(message_id, topic, message_key, payload, org_id, mode, type, lease_ms)
+WHERE EXISTS (SELECT 1 FROM webhook_endpoints endpoint
+              WHERE endpoint.org_id = n.org_id AND endpoint.mode = n.mode AND endpoint.active
+                AND endpoint.deleted_at IS NULL AND n.type = ANY (endpoint.events))
+RETURNING id, message_key, payload, next_attempt_at > now())sql"};
 
 constexpr pg::Statement kFind{"events_find",
                               "SELECT " PAYRAIL_EVENT_COLUMNS " FROM events WHERE id = $1"};
@@ -55,26 +71,27 @@ EventRow read_row(const pqxx::row& row) {
                   row[7].as<std::string>()};
 }
 
+// A message leased to this process's relay is handed to it after the commit.
+void hand_over(const pqxx::row& enqueued) {
+  if (!enqueued[3].as<bool>()) return;
+  outbox::publish_after_commit(enqueued[0].as<long>(), topics::kEvents,
+                               enqueued[1].as<std::string>(), enqueued[2].as<std::string>());
+}
+
 }  // namespace
 
 std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& payload) {
   const auto id = new_id("evt_");
   const auto occurred_at = time::format_utc(time::now_utc());
   const auto mode = std::string(model::mode_name(event.mode));
-  const auto inserted =
-      pg::exec(tx, kInsert, id, event.org_id, mode, event.type, event.resource_type,
-               event.resource_id, event.sequence, payload(id, occurred_at));
-  if (inserted.affected_rows() != 1) throw std::logic_error("event of an unknown organization");
+  pg::defer_row(tx, kInsert, pg::LockOrder::events,
+                {id, event.org_id, mode, event.type, event.resource_type, event.resource_id,
+                 std::to_string(event.sequence), payload(id, occurred_at)});
   const auto message = outbox::new_message(topics::kEvents, event.org_id, event.mode, id);
-  const auto lease_ms = outbox::own_relay_lease_ms();
-  auto encoded = topics::encode(message);
-  const auto enqueued =
-      pg::exec(tx, kEnqueueForSubscribers, message.message_id, std::string(topics::kEvents.name),
-               id, encoded, event.org_id, mode, event.type, lease_ms);
-  if (!enqueued.empty() && lease_ms > 0) {
-    outbox::publish_after_commit(enqueued[0][0].as<long>(), topics::kEvents, id,
-                                 std::move(encoded));
-  }
+  pg::defer_row(tx, kEnqueueForSubscribers, pg::LockOrder::event_messages,
+                {message.message_id, std::string(topics::kEvents.name), id, topics::encode(message),
+                 event.org_id, mode, event.type, std::to_string(outbox::own_relay_lease_ms())},
+                hand_over);
   return id;
 }
 

@@ -141,6 +141,9 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
                    available, held});
     return Applied::applied;
   }
+  // What the transaction deferred so far (its transition log, its events) is written first, so
+  // that the balance row is held for the fewest statements before the commit.
+  pg::flush_deferred(tx);
   const auto updated =
       pg::exec(tx, kHoldBalance, std::string(org_id), std::string(model::mode_name(mode)),
                std::string(asset), available, held);

@@ -36,9 +36,9 @@ enum class Applied { applied, already_applied, insufficient_balance };
 // Applies `movement` of `amount` (a decimal string) for `resource_id`. A payout's hold and its
 // one outcome (release, refund or settle), and a collection's credit, can each be applied only
 // once: a second attempt returns already_applied and changes nothing. A hold changes the balance
-// at once (it may find it short); every other movement's balance change is written just before
-// the transaction commits (pg::defer_row), so a read of the balance in the same transaction does
-// not see it yet.
+// at once (it may find it short), after writing what the transaction deferred so far; every other
+// movement's balance change is written just before the transaction commits (pg::defer_row), so a
+// read of the balance in the same transaction does not see it yet.
 Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::string_view asset,
               Movement movement, std::optional<std::string_view> resource_id,
               const std::string& amount);

@@ -53,12 +53,20 @@ constexpr pg::Statement kUpdate{
     "approved_by = coalesce($9, approved_by), updated_at = now() "
     "WHERE id = $1 AND status = $10 RETURNING " PAYRAIL_PAYOUT_COLUMNS};
 
-// Returns the seconds since the payout was created (for the stage metrics).
-constexpr pg::Statement kLogTransition{
-    "payouts_log_transition",
+// Deferred to the end of the transaction (pg::defer_row): a worker batch's transitions are one
+// statement. Returns, for the stage metrics, each state reached and the seconds since the payout
+// was created.
+constexpr pg::Statement kLogTransitions{
+    "payouts_log_transitions",
     "INSERT INTO payout_transitions (payout_id, from_status, to_status, trigger) "
-    "VALUES ($1, $2, $3, $4) RETURNING coalesce(extract(epoch FROM clock_timestamp() - "
-    "(SELECT created_at FROM payouts WHERE id = $1)), 0)::float8"};
+    "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) "
+    "RETURNING to_status, from_status IS NULL, coalesce(extract(epoch FROM clock_timestamp() - "
+    "(SELECT created_at FROM payouts WHERE id = payout_id)), 0)::float8"};
+
+void count_logged(const pqxx::row& row) {
+  resource_transitions::count_after_commit("payout", row[0].as<std::string>(), row[1].as<bool>(),
+                                           row[2].as<double>());
+}
 
 PayoutRow read_row(const pqxx::row& row) {
   PayoutRow payout;
@@ -93,10 +101,10 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
       transition.from
           ? std::optional<std::string>(std::string(model::payout_status_name(*transition.from)))
           : std::nullopt;
-  const auto logged = pg::exec(tx, kLogTransition, after.resource.id, from, after.resource.status,
-                               std::string(model::payout_trigger_name(transition.trigger)));
-  resource_transitions::count_after_commit("payout", after.resource.status, !transition.from,
-                                           logged[0][0].as<double>());
+  pg::defer_row(tx, kLogTransitions, pg::LockOrder::transition_logs,
+                {after.resource.id, from, after.resource.status,
+                 std::string(model::payout_trigger_name(transition.trigger))},
+                count_logged);
   if (transition.effects.event) {
     const std::string type(*transition.effects.event);
     events::append(tx,

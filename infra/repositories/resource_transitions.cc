@@ -6,13 +6,16 @@
 namespace payrail::infra::repositories::resource_transitions {
 namespace {
 
-// Returns the seconds since the resource's first logged state (0 for the first itself: the
-// statement does not see the row it inserts).
+// Deferred to the end of the transaction (pg::defer_row): a worker batch's transitions are one
+// statement. Returns, for the metrics, each state reached and the seconds since the resource's
+// first logged state (0 for the first itself: the statement does not see the rows it inserts).
 constexpr pg::Statement kInsert{"resource_transitions_insert", R"sql(
 INSERT INTO resource_transitions (resource_type, resource_id, from_status, to_status, trigger, actor)
-VALUES ($1, $2, $3, $4, $5, $6)
-RETURNING coalesce(extract(epoch FROM clock_timestamp() - (
-  SELECT occurred_at FROM resource_transitions WHERE resource_id = $2 ORDER BY id LIMIT 1)), 0)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+RETURNING resource_type, to_status, from_status IS NULL,
+  coalesce(extract(epoch FROM clock_timestamp() - (
+    SELECT first.occurred_at FROM resource_transitions first
+    WHERE first.resource_id = resource_transitions.resource_id ORDER BY first.id LIMIT 1)), 0)
   ::float8)sql"};
 
 std::optional<std::string> text(std::optional<std::string_view> value) {
@@ -20,15 +23,19 @@ std::optional<std::string> text(std::optional<std::string_view> value) {
   return std::string(*value);
 }
 
+void count_logged(const pqxx::row& row) {
+  count_after_commit(row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>(),
+                     row[3].as<double>());
+}
+
 }  // namespace
 
 void log(pqxx::work& tx, const Logged& change) {
-  const auto rows =
-      pg::exec(tx, kInsert, std::string(change.resource_type), std::string(change.resource_id),
-               text(change.from_status), std::string(change.to_status), std::string(change.trigger),
-               text(change.actor));
-  count_after_commit(change.resource_type, change.to_status, !change.from_status,
-                     rows[0][0].as<double>());
+  pg::defer_row(
+      tx, kInsert, pg::LockOrder::transition_logs,
+      {std::string(change.resource_type), std::string(change.resource_id), text(change.from_status),
+       std::string(change.to_status), std::string(change.trigger), text(change.actor)},
+      count_logged);
 }
 
 void count_after_commit(std::string_view resource_type, std::string_view to_status, bool created,

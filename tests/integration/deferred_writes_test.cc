@@ -4,11 +4,13 @@
 // that it is; a rolled-back savepoint discards its changes, a kept one carries them; a change
 // that would make a balance negative, or one to a balance that does not exist, fails the commit
 // and nothing of it is kept; a hold is still applied at once and refused when short; outside
-// Pool::transact a change is written at once. In a worker's batch a message whose deferred write
-// fails is isolated like any failing message: the rest of the batch commits.
+// Pool::transact a change is written at once; a hold first writes what the transaction deferred. In
+// a worker's batch a message whose deferred write fails is isolated like any failing message: the
+// rest of the batch commits.
 #include <gtest/gtest.h>
 
 #include "infra/pg/pool.h"
+#include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/spend.h"
 #include "infra/runtime/worker.h"
@@ -17,6 +19,7 @@
 namespace payrail::testing {
 namespace {
 
+namespace events = infra::repositories::events;
 namespace ledger = infra::repositories::ledger;
 namespace spend = infra::repositories::spend;
 using ledger::Movement;
@@ -186,6 +189,25 @@ TEST_F(DeferredWrites, AHoldIsAppliedAtOnceAndRefusedWhenShort) {
   });
   ASSERT_TRUE(committed.ok());
   EXPECT_EQ(balance(org_id), "0.00/1000000.00");
+}
+
+// A create's transition log and events are deferred like the rest, but written before its hold:
+// the balance row is then held for the fewest statements.
+TEST_F(DeferredWrites, AHoldFirstWritesWhatTheTransactionDeferred) {
+  const auto org_id = new_organization();
+  const auto committed = run([&](pqxx::work& tx) {
+    const auto event_id = events::append(
+        tx, {org_id, model::Mode::test, "payout.created", "payout", "po_held_after", 1},
+        [](const std::string&, const std::string&) { return "{}"; });
+    const auto visible = [&] {
+      return tx.exec1("SELECT count(*) FROM events WHERE id = " + tx.quote(event_id))[0].as<int>();
+    };
+    EXPECT_EQ(visible(), 0);
+    EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_held_after", "5"), ledger::Applied::applied);
+    EXPECT_EQ(visible(), 1);
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(balance(org_id), "999995.00/5.00");
 }
 
 TEST_F(DeferredWrites, OutsideAPoolTransactionAChangeIsWrittenAtOnce) {

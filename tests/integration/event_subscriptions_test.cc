@@ -1,11 +1,14 @@
 // Events reach the `events` topic (through the outbox) only when a webhook endpoint subscribes to
 // them, and never miss an endpoint that exists when the event commits: against a real database,
-// with the endpoint's creation and the event's transaction racing in both orders.
+// with the endpoint's creation and the event's transaction racing in both orders. A transaction's
+// events (and their messages) are written together just before it commits.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "infra/pg/pool.h"
 #include "infra/repositories/events.h"
@@ -25,7 +28,7 @@ class EventSubscriptions : public ::testing::Test {
   static void SetUpTestSuite() {
     database_ = new TestDatabase();
     for (const auto* org :
-         {"org_subscribed", "org_quiet", "org_deleted", "org_race1", "org_race2"}) {
+         {"org_subscribed", "org_quiet", "org_deleted", "org_race1", "org_race2", "org_batch"}) {
       database_->add_organization(org);
     }
     pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 4});
@@ -145,6 +148,47 @@ TEST_F(EventSubscriptions, AnEndpointWaitsForEventsInFlight) {
   ASSERT_TRUE(created);
   EXPECT_FALSE(has_message(in_flight));
   EXPECT_TRUE(has_message(append("org_race2", model::Mode::test, "payout.created")));
+}
+
+// Deferred to the commit (pg::defer_row): inside the transaction nothing is written yet; at the
+// commit every event is, and a message exists for each subscribed one, whatever the number.
+TEST_F(EventSubscriptions, ATransactionsEventsAreWrittenTogetherAtItsCommit) {
+  ASSERT_TRUE(endpoints::create(*pool_,
+                                endpoint_of("org_batch", model::Mode::test, {"payout.created"}),
+                                kEncryptionKey)
+                  .ok());
+  std::vector<std::string> ids;
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    for (const auto* type : {"payout.created", "payout.failed", "payout.created"}) {
+      ids.push_back(append(tx, "org_batch", model::Mode::test, type));
+    }
+    ids.push_back(append(tx, "org_batch", model::Mode::live, "payout.created"));
+    EXPECT_EQ(
+        tx.exec1("SELECT count(*) FROM events WHERE id IN ('" + ids[0] + "', '" + ids[3] + "')")[0]
+            .as<int>(),
+        0);
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok());
+  for (const auto& id : ids) {
+    EXPECT_EQ(database_->scalar("SELECT count(*) FROM events WHERE id = '" + id + "'"), "1");
+  }
+  EXPECT_TRUE(has_message(ids[0]));
+  EXPECT_FALSE(has_message(ids[1]));
+  EXPECT_TRUE(has_message(ids[2]));
+  EXPECT_FALSE(has_message(ids[3]));
+}
+
+TEST_F(EventSubscriptions, AnEventOfAnUnknownOrganizationFailsItsTransaction) {
+  const auto count = [] { return database_->scalar("SELECT count(*) FROM events"); };
+  const auto before = count();
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    append(tx, "org_batch", model::Mode::test, "payout.created");
+    append(tx, "org_missing", model::Mode::test, "payout.created");
+    return model::ok_status();
+  });
+  EXPECT_FALSE(committed.ok());
+  EXPECT_EQ(count(), before);
 }
 
 }  // namespace
