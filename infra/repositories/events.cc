@@ -22,20 +22,16 @@ namespace {
 // UPDATE until it commits: an endpoint created first makes this statement wait until it is
 // committed, so the next statement (a fresh snapshot) sees it; an endpoint created later waits
 // for this transaction to end. Either way, every endpoint that exists when the event commits is
-// seen by kEnqueueForSubscribers. Returns the events it could not write (none: an unknown
-// organization fails the transaction).
+// seen by kEnqueueForSubscribers. (Counting the locked rows makes the statement take every lock
+// before its first insert; an unknown organization fails it on the foreign key.)
 constexpr pg::Statement kInsert{"events_insert", R"sql(
-WITH incoming AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+WITH organization AS (
+  SELECT id FROM organizations WHERE id = ANY ($2::text[]) ORDER BY id FOR KEY SHARE)
+INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload)
+SELECT n.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
                        $7::integer[], $8::text[])
-    AS n(id, org_id, mode, type, resource_type, resource_id, sequence, payload)),
-organization AS (
-  SELECT id FROM organizations WHERE id IN (SELECT org_id FROM incoming) ORDER BY id FOR KEY SHARE),
-inserted AS (
-  INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload)
-  SELECT incoming.* FROM incoming JOIN organization ON organization.id = incoming.org_id
-  RETURNING id)
-SELECT id FROM incoming WHERE id NOT IN (SELECT id FROM inserted))sql"};
+  AS n(id, org_id, mode, type, resource_type, resource_id, sequence, payload),
+  (SELECT count(*) FROM organization) AS locked)sql"};
 
 // The `events` message exists only when an endpoint of the organization and mode subscribes to
 // the type: events no one subscribes to cost the relay, the broker and the webhook worker
