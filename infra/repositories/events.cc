@@ -17,21 +17,18 @@ namespace {
 // Both statements are deferred to the end of the transaction (pg::defer_row): a worker batch's
 // events are two statements, whatever their number.
 //
-// The organization rows FOR KEY SHARE (the lock their foreign key takes anyway, taken here on
-// purpose) order this transaction against webhook endpoint creation, which holds that row FOR
-// UPDATE until it commits: an endpoint created first makes this statement wait until it is
-// committed, so the next statement (a fresh snapshot) sees it; an endpoint created later waits
-// for this transaction to end. Either way, every endpoint that exists when the event commits is
-// seen by kEnqueueForSubscribers. (Counting the locked rows makes the statement take every lock
-// before its first insert; an unknown organization fails it on the foreign key.)
+// The insert's foreign key takes each organization row FOR KEY SHARE at the end of the statement
+// (the constraint is not deferrable, and must stay so). That orders this transaction against
+// webhook endpoint creation, which holds that row FOR UPDATE until it commits: an endpoint created
+// first makes this statement wait until it is committed, so the next statement (a fresh snapshot)
+// sees it; an endpoint created later waits for this transaction to end. Either way, every endpoint
+// that exists when the event commits is seen by kEnqueueForSubscribers. (An explicit lock in the
+// statement made PostgreSQL plan it afresh at every execution: its generic plan, costed for ten
+// array elements, never won against the custom ones.)
 constexpr pg::Statement kInsert{"events_insert", R"sql(
-WITH organization AS (
-  SELECT id FROM organizations WHERE id = ANY ($2::text[]) ORDER BY id FOR KEY SHARE)
 INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload)
-SELECT n.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-                       $7::integer[], $8::text[])
-  AS n(id, org_id, mode, type, resource_type, resource_id, sequence, payload),
-  (SELECT count(*) FROM organization) AS locked)sql"};
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                     $7::integer[], $8::text[]))sql"};
 
 // The `events` message exists only when an endpoint of the organization and mode subscribes to
 // the type: events no one subscribes to cost the relay, the broker and the webhook worker
