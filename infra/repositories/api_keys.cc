@@ -85,7 +85,7 @@ IssuedKey insert(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   const auto hash = crypto::sha256(issued.secret);
   const auto rows =
       pg::exec(tx, kInsert, new_id("key_"), std::string(org_id), mode_text(mode), name, prefix,
-               pqxx::binarystring(hash.data(), hash.size()), text_array_literal(scopes));
+               pqxx::binarystring(hash.data(), hash.size()), pg::sql_array(scopes));
   issued.row = read_row(rows[0]);
   return issued;
 }
@@ -152,7 +152,7 @@ model::Status record_last_used(pg::Pool& pool, const std::vector<LastUse>& uses)
         std::chrono::duration_cast<std::chrono::microseconds>(used_at.time_since_epoch()).count()));
   }
   return pool.transact([&](pqxx::work& tx) -> model::Status {
-    pg::exec(tx, kRecordLastUsed, text_array_literal(ids), pg::sql_array(times_us));
+    pg::exec(tx, kRecordLastUsed, pg::sql_array(ids), pg::sql_array(times_us));
     return model::ok_status();
   });
 }

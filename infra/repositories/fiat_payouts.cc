@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "infra/outbox/outbox.h"
+#include "infra/pg/sql_array.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/resource_transitions.h"
@@ -159,8 +160,8 @@ struct ScreeningColumns {
 
 ScreeningColumns screening_columns(const std::optional<ScreeningResult>& screening) {
   if (!screening) return {};
-  return {std::string(screening->blocked ? "blocked" : "clear"),
-          text_array_literal(screening->reasons), screening->list_version};
+  return {std::string(screening->blocked ? "blocked" : "clear"), pg::sql_array(screening->reasons),
+          screening->list_version};
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "infra/ids.h"
+#include "infra/pg/sql_array.h"
 #include "infra/repositories/audit.h"
 #include "infra/repositories/organizations.h"
 #include "infra/repositories/resource_transitions.h"
@@ -111,7 +112,7 @@ model::Status load_details(pqxx::work& tx, std::vector<SubmissionRow>& rows,
     ids.push_back(row.id);
     by_id[row.id] = &row;
   }
-  const auto id_array = text_array_literal(ids);
+  const auto id_array = pg::sql_array(ids);
   for (const auto& owner : pg::exec(tx, kOwners, id_array)) {
     auto name = key.open(pqxx::binarystring(owner[1]).str());
     auto dob = key.open(pqxx::binarystring(owner[2]).str());

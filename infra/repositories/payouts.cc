@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "infra/outbox/outbox.h"
+#include "infra/pg/sql_array.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/resource_transitions.h"
@@ -54,19 +55,13 @@ constexpr pg::Statement kUpdate{
     "WHERE id = $1 AND status = $10 RETURNING " PAYRAIL_PAYOUT_COLUMNS};
 
 // Deferred to the end of the transaction (pg::defer_row): a worker batch's transitions are one
-// statement. Returns, for the stage metrics, each state reached and the seconds since the payout
-// was created.
+// statement. Returns what the stage metrics count (resource_transitions::count_logged).
 constexpr pg::Statement kLogTransitions{
     "payouts_log_transitions",
     "INSERT INTO payout_transitions (payout_id, from_status, to_status, trigger) "
     "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) "
-    "RETURNING to_status, from_status IS NULL, coalesce(extract(epoch FROM clock_timestamp() - "
-    "(SELECT created_at FROM payouts WHERE id = payout_id)), 0)::float8"};
-
-void count_logged(const pqxx::row& row) {
-  resource_transitions::count_after_commit("payout", row[0].as<std::string>(), row[1].as<bool>(),
-                                           row[2].as<double>());
-}
+    "RETURNING 'payout', to_status, from_status IS NULL, coalesce(extract(epoch FROM "
+    "clock_timestamp() - (SELECT created_at FROM payouts WHERE id = payout_id)), 0)::float8"};
 
 PayoutRow read_row(const pqxx::row& row) {
   PayoutRow payout;
@@ -104,7 +99,7 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
   pg::defer_row(tx, kLogTransitions, pg::LockOrder::transition_logs,
                 {after.resource.id, from, after.resource.status,
                  std::string(model::payout_trigger_name(transition.trigger))},
-                count_logged);
+                resource_transitions::count_logged);
   if (transition.effects.event) {
     const std::string type(*transition.effects.event);
     events::append(tx,
@@ -151,7 +146,7 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, Pa
       found->effects.event ? 1 : 0,
       screening ? std::optional<std::string>(screening->blocked ? "blocked" : "clear")
                 : std::nullopt,
-      screening ? std::optional<std::string>(text_array_literal(screening->reasons)) : std::nullopt,
+      screening ? std::optional<std::string>(pg::sql_array(screening->reasons)) : std::nullopt,
       screening ? std::optional<std::string>(screening->list_version) : std::nullopt,
       details.tx_hash, details.failure_reason, details.approved_by, current.resource.status);
   if (rows.empty()) return std::nullopt;  // changed since it was locked: cannot happen under lock

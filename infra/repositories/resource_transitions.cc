@@ -23,11 +23,6 @@ std::optional<std::string> text(std::optional<std::string_view> value) {
   return std::string(*value);
 }
 
-void count_logged(const pqxx::row& row) {
-  count_after_commit(row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>(),
-                     row[3].as<double>());
-}
-
 }  // namespace
 
 void log(pqxx::work& tx, const Logged& change) {
@@ -38,10 +33,9 @@ void log(pqxx::work& tx, const Logged& change) {
       count_logged);
 }
 
-void count_after_commit(std::string_view resource_type, std::string_view to_status, bool created,
-                        double seconds_since_created) {
-  pg::after_commit([resource = std::string(resource_type), status = std::string(to_status), created,
-                    seconds_since_created] {
+void count_logged(const pqxx::row& row) {
+  pg::after_commit([resource = row[0].as<std::string>(), status = row[1].as<std::string>(),
+                    created = row[2].as<bool>(), seconds_since_created = row[3].as<double>()] {
     metrics::record_transition(resource, status, created, seconds_since_created);
   });
 }

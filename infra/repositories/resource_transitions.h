@@ -27,9 +27,9 @@ struct Logged {
 
 void log(pqxx::work& tx, const Logged& change);
 
-// Counts a committed state change of any resource (payouts call it from their own log).
-// `seconds_since_created` is the time from the resource's first state to this one.
-void count_after_commit(std::string_view resource_type, std::string_view to_status, bool created,
-                        double seconds_since_created);
+// Counts, once the transaction commits, the state changes a deferred log statement returned
+// (pg::defer_row's handler; payouts' own log uses it too): each row is the resource type, the
+// state reached, whether it is the first, and the seconds since the resource's first state.
+void count_logged(const pqxx::row& row);
 
 }  // namespace payrail::infra::repositories::resource_transitions

@@ -13,16 +13,4 @@ std::vector<std::string> parse_text_array(const pqxx::field& field) {
   return values;
 }
 
-std::string text_array_literal(const std::vector<std::string>& values) {
-  std::string literal = "{";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) literal += ',';
-    literal += '"';
-    literal += values[i];
-    literal += '"';
-  }
-  literal += '}';
-  return literal;
-}
-
 }  // namespace payrail::infra::repositories

@@ -21,7 +21,4 @@ inline std::optional<std::string> optional_text(const pqxx::field& field) {
 // events and reasons: simple tokens without quotes or commas).
 std::vector<std::string> parse_text_array(const pqxx::field& field);
 
-// Renders a text[] literal for tokens that contain no quotes, commas, braces or backslashes.
-std::string text_array_literal(const std::vector<std::string>& values);
-
 }  // namespace payrail::infra::repositories

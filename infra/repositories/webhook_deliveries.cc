@@ -3,6 +3,7 @@
 #include <map>
 
 #include "infra/ids.h"
+#include "infra/pg/sql_array.h"
 #include "infra/repositories/sql.h"
 #include "infra/webhooks/retry_schedule.h"
 
@@ -283,8 +284,7 @@ model::Result<Page<DeliveryRow>> list_for_endpoint(pg::Pool& pool, std::string_v
     std::vector<std::string> ids;
     for (const auto& delivery : page.items) ids.push_back(delivery.id);
     std::map<std::string, std::vector<AttemptRow>> attempts;
-    for (const auto& row :
-         pg::exec(tx, kListAttempts, text_array_literal(ids), kAttemptsListedMax)) {
+    for (const auto& row : pg::exec(tx, kListAttempts, pg::sql_array(ids), kAttemptsListedMax)) {
       attempts[row[0].as<std::string>()].push_back(
           AttemptRow{row[1].as<int>(), row[2].as<std::string>(),
                      row[3].is_null() ? std::nullopt : std::optional<int>(row[3].as<int>()),

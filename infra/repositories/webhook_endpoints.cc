@@ -1,6 +1,7 @@
 #include "infra/repositories/webhook_endpoints.h"
 
 #include "infra/ids.h"
+#include "infra/pg/sql_array.h"
 #include "infra/repositories/sql.h"
 #include "infra/webhooks/secrets.h"
 
@@ -80,9 +81,9 @@ model::Result<CreatedEndpoint> create(pqxx::work& tx, const NewEndpoint& endpoin
                               "An organization can have at most 16 webhook endpoints per mode; "
                               "delete one first.");
   }
-  const auto rows = pg::exec(tx, kInsert, new_id("whe_"), endpoint.org_id, mode_text(endpoint.mode),
-                             endpoint.url, text_array_literal(endpoint.events),
-                             pqxx::binarystring(sealed->data(), sealed->size()));
+  const auto rows =
+      pg::exec(tx, kInsert, new_id("whe_"), endpoint.org_id, mode_text(endpoint.mode), endpoint.url,
+               pg::sql_array(endpoint.events), pqxx::binarystring(sealed->data(), sealed->size()));
   created.row = read_row(rows[0]);
   return created;
 }
