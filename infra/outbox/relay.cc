@@ -1,5 +1,6 @@
 #include "infra/outbox/relay.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -43,12 +44,16 @@ constexpr auto kAllDueInterval = std::chrono::seconds(1);
 // The producer reports every message within its message timeout (10 s); the lease outlives it.
 constexpr long kClaimLeaseMs = 30000;
 
-// Rows a consumer has locked (it is applying the message, so it was published) are skipped
-// rather than waited for: marking a message consumed marks it published too (outbox.cc), and if
-// that consumer rolls back, the lease runs out and the message is published again.
+// Recorded RelayOptions::record_after the broker's acknowledgement, for the rows no consumer has
+// marked consumed by then: marking a message consumed marks it published too (outbox.cc), so most
+// rows are never written by the relay at all (one update of the row, its WAL and its index
+// entries less per message). Rows a consumer has locked (it is applying the message) are skipped
+// rather than waited for; if that consumer rolls back, the lease runs out and the message is
+// published again.
 constexpr pg::Statement kMarkPublished{"outbox_mark_published", R"sql(
 UPDATE outbox SET published_at = now(), publish_attempts = publish_attempts + 1
-WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP LOCKED))sql"};
+WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) AND published_at IS NULL
+             FOR UPDATE SKIP LOCKED))sql"};
 
 // Failed publications back off exponentially, capped at one minute.
 constexpr pg::Statement kMarkFailed{"outbox_mark_failed", R"sql(
@@ -82,6 +87,9 @@ FROM outbox WHERE consumed_at IS NULL AND published_at IS NOT NULL GROUP BY topi
 
 constexpr auto kBacklogRefreshInterval = std::chrono::seconds(5);
 
+// Beyond this many published rows waiting to be recorded, the oldest are recorded at once.
+constexpr std::size_t kUnrecordedMax = 50000;
+
 }  // namespace
 
 Relay::Relay(pg::Pool& pool, kafka::Producer& producer, RelayOptions options)
@@ -103,6 +111,8 @@ void Relay::stop() {
   stopping_ = true;
   wake();
   if (thread_.joinable()) thread_.join();
+  // What it published is recorded now, not when the rows' lease runs out.
+  (void)record_publications(Recording::all);
 }
 
 void Relay::wake() {
@@ -158,17 +168,51 @@ model::Result<std::size_t> Relay::publish_once(Source source) {
     auto& counts = per_topic[items[i].topic];
     ++(delivered[i] ? counts.first : counts.second);
   }
+  for (const auto& [topic, counts] : per_topic) {
+    metrics::record_outbox_publication(topic, counts.first, counts.second);
+  }
+  const auto count = published.size();
+  if (!published.empty()) {
+    unrecorded_count_ += published.size();
+    unrecorded_.push_back({std::chrono::steady_clock::now(), std::move(published)});
+  }
+  // If this fails, the lease runs out and a relay publishes the rows again (at least once).
+  if (!failed.empty()) {
+    auto backed_off = pool_.transact([&](pqxx::work& tx) -> model::Status {
+      pg::exec(tx, kMarkFailed, pg::sql_array(failed));
+      return model::ok_status();
+    });
+    if (!backed_off.ok()) return backed_off.error();
+  }
+  return count;
+}
+
+model::Result<std::size_t> Relay::record_publications(Recording recording) {
+  const auto due = std::chrono::steady_clock::now() - options_.record_after;
+  std::vector<long> ids;
+  while (!unrecorded_.empty() &&
+         (recording == Recording::all || unrecorded_.front().acknowledged_at <= due ||
+          unrecorded_count_ > kUnrecordedMax)) {
+    auto& batch = unrecorded_.front().ids;
+    unrecorded_count_ -= batch.size();
+    ids.insert(ids.end(), batch.begin(), batch.end());
+    unrecorded_.pop_front();
+  }
+  if (ids.empty()) return std::size_t{0};
   // If this fails, the lease runs out and a relay publishes the rows again (at least once).
   return pool_.transact([&](pqxx::work& tx) -> model::Result<std::size_t> {
-    if (!published.empty()) pg::exec(tx, kMarkPublished, pg::sql_array(published));
-    if (!failed.empty()) pg::exec(tx, kMarkFailed, pg::sql_array(failed));
-    pg::after_commit([per_topic] {
-      for (const auto& [topic, counts] : per_topic) {
-        metrics::record_outbox_publication(topic, counts.first, counts.second);
-      }
-    });
-    return published.size();
+    return static_cast<std::size_t>(
+        pg::exec(tx, kMarkPublished, pg::sql_array(ids)).affected_rows());
   });
+}
+
+std::chrono::milliseconds Relay::until_next_record() const {
+  if (unrecorded_.empty()) return options_.poll_interval;
+  const auto due = unrecorded_.front().acknowledged_at + options_.record_after;
+  const auto remaining =
+      std::chrono::duration_cast<std::chrono::milliseconds>(due - std::chrono::steady_clock::now());
+  return std::clamp(remaining + std::chrono::milliseconds(1), std::chrono::milliseconds(0),
+                    options_.poll_interval);
 }
 
 model::Result<std::size_t> Relay::redrive_once() {
@@ -234,6 +278,7 @@ void Relay::run() {
     const bool full = published.ok() && *published == options_.batch_max;
     // A claim of every due row that came back full may have left more behind: it runs again.
     if (all_due && !full) next_all_due = std::chrono::steady_clock::now() + kAllDueInterval;
+    (void)record_publications(Recording::due);
     if (full || committed_waiting()) continue;  // more is waiting
     if (std::chrono::steady_clock::now() >= next_redrive) {
       (void)redrive_once();
@@ -244,8 +289,7 @@ void Relay::run() {
       next_backlog = std::chrono::steady_clock::now() + kBacklogRefreshInterval;
     }
     std::unique_lock lock(mutex_);
-    wake_signal_.wait_for(lock, options_.poll_interval,
-                          [this] { return woken_ || stopping_.load(); });
+    wake_signal_.wait_for(lock, until_next_record(), [this] { return woken_ || stopping_.load(); });
     woken_ = false;
   }
   // What this process committed before it stopped is published now, not when its lease runs out.

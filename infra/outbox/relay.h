@@ -1,6 +1,7 @@
-// The outbox relay: publishes committed outbox rows to Kafka and marks them published once the
-// broker acknowledged them; re-drives rows that were published but never consumed (the broker
-// may have lost them, for example the in-memory development broker restarting).
+// The outbox relay: publishes committed outbox rows to Kafka and marks them published soon after
+// the broker acknowledged them (unless a consumer did first); re-drives rows that were published
+// but never consumed (the broker may have lost them, for example the in-memory development broker
+// restarting).
 //
 // Every process that writes to the outbox runs one relay thread and wakes it right after its
 // commits (the fast path: the rows its process committed are leased to it from their insert, and
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,6 +30,11 @@ struct RelayOptions {
   std::size_t batch_max = 500;
   std::chrono::milliseconds poll_interval{200};
   std::chrono::milliseconds redrive_after{30000};
+  // How long after the broker's acknowledgement a publication is recorded, if no consumer has
+  // recorded it by then (marking a message consumed marks it published). Bounded by the rows'
+  // lease: a row handed over up to 4 s after its commit, acknowledged within the producer's
+  // 10 s, is recorded before its 15 s lease runs out (outbox.cc).
+  std::chrono::milliseconds record_after{500};
 };
 
 class Relay {
@@ -45,8 +52,13 @@ class Relay {
   // this relay at their insert: taken from memory, no claim), or a claim of every due row.
   enum class Source { committed, all_due };
 
-  // One batch: take or claim rows, publish, record the outcome. Returns rows published.
+  // One batch: take or claim rows, publish, back off the failed ones. Returns rows published,
+  // whose publication record_publications records later.
   model::Result<std::size_t> publish_once(Source source);
+  // Records the publications acknowledged record_after ago or earlier (due), or all of them,
+  // skipping rows a consumer already marked. Returns the rows this wrote.
+  enum class Recording { due, all };
+  model::Result<std::size_t> record_publications(Recording recording);
   // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
   model::Result<std::size_t> redrive_once();
   // Sets the payrail_outbox_* backlog gauges from the table (every 5 s in the relay thread).
@@ -57,6 +69,13 @@ class Relay {
   void take_committed_rows(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items);
   model::Status claim_all_due(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items);
   std::string broker_topic(const std::string& registry_name) const;
+  std::chrono::milliseconds until_next_record() const;
+
+  // Published rows whose publication is not recorded yet, oldest first (the relay thread's).
+  struct Unrecorded {
+    std::chrono::steady_clock::time_point acknowledged_at;
+    std::vector<long> ids;
+  };
 
   pg::Pool& pool_;
   kafka::Producer& producer_;
@@ -66,6 +85,8 @@ class Relay {
   bool woken_ = false;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
+  std::deque<Unrecorded> unrecorded_;
+  std::size_t unrecorded_count_ = 0;
 };
 
 }  // namespace payrail::infra::outbox

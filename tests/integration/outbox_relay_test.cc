@@ -26,6 +26,7 @@ namespace payrail::testing {
 namespace {
 
 using Source = infra::outbox::Relay::Source;
+using Recording = infra::outbox::Relay::Recording;
 
 // A one-broker mock cluster with the topic the tests publish to.
 class MockCluster {
@@ -122,14 +123,28 @@ class OutboxRelay : public ::testing::Test {
                           ids + ")"));
   }
 
-  // One batch of `relay` (by default a fresh one of this process): the rows it published (0 when
-  // it failed, which the caller's expectation then reports).
+  // One batch of `relay` (by default a fresh one of this process), its publications recorded: the
+  // rows it published (0 when it failed, which the caller's expectation then reports).
   std::size_t publish(Source source, infra::outbox::Relay* relay = nullptr) {
     std::optional<infra::outbox::Relay> fresh;
     if (!relay) relay = &fresh.emplace(*pool_, *producer_, infra::outbox::RelayOptions{});
     auto count = relay->publish_once(source);
     EXPECT_TRUE(count.ok());
+    EXPECT_TRUE(relay->record_publications(Recording::all).ok());
     return count.ok() ? *count : 0;
+  }
+
+  static void mark_consumed(const std::string& message_id) {
+    const auto marked = pool_->transact([&](pqxx::work& tx) -> model::Status {
+      infra::outbox::mark_consumed(tx, message_id);
+      return model::ok_status();
+    });
+    EXPECT_TRUE(marked.ok());
+  }
+
+  static std::string publish_attempts(const std::string& message_id) {
+    return database_->scalar("SELECT publish_attempts FROM outbox WHERE message_id = '" +
+                             message_id + "'");
   }
 
   // Waits (up to 20 s, a bound, not a measure) until `count` of the rows are published.
@@ -159,6 +174,51 @@ TEST_F(OutboxRelay, RowsAProcessCommitsAreLeasedToItsRelayWhichPublishesThemFrom
   EXPECT_EQ(publish(Source::committed, &own), 3u);
   EXPECT_EQ(published(ids), 3);
   EXPECT_FALSE(infra::outbox::committed_waiting());
+}
+
+// A publication is recorded record_after the broker's acknowledgement, and only for rows no
+// consumer marked consumed by then (a consumer's mark records the publication too): those rows
+// are not written by the relay at all.
+TEST_F(OutboxRelay, APublicationIsRecordedAfterItsDelayUnlessAConsumerRecordedItFirst) {
+  infra::outbox::Relay own(*pool_, *producer_, {.record_after = std::chrono::minutes(1)});
+  std::vector<std::string> message_ids;
+  const auto enqueued = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    for (int i = 0; i < 3; ++i) {
+      message_ids.push_back(infra::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay",
+                                                   model::Mode::test, "po_relay_recorded"));
+    }
+    return model::ok_status();
+  });
+  ASSERT_TRUE(enqueued.ok());
+  const auto ids = "'" + message_ids[0] + "','" + message_ids[1] + "','" + message_ids[2] + "'";
+  const auto published_count = own.publish_once(Source::committed);
+  ASSERT_TRUE(published_count.ok());
+  EXPECT_EQ(*published_count, 3u);
+  auto recorded = own.record_publications(Recording::due);
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_EQ(*recorded, 0u);  // not due yet
+  EXPECT_EQ(published(ids), 0);
+  mark_consumed(message_ids[0]);
+  EXPECT_EQ(published(ids), 1);
+  recorded = own.record_publications(Recording::all);
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_EQ(*recorded, 2u);
+  EXPECT_EQ(published(ids), 3);
+  EXPECT_EQ(publish_attempts(message_ids[0]), "0");  // recorded by its consumer alone
+  EXPECT_EQ(publish_attempts(message_ids[1]), "1");
+  recorded = own.record_publications(Recording::all);  // nothing twice
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_EQ(*recorded, 0u);
+}
+
+// A stopping relay records what it published, however long its delay.
+TEST_F(OutboxRelay, AStoppingRelayRecordsEveryPublicationItMade) {
+  infra::outbox::Relay relay(*pool_, *producer_, {.record_after = std::chrono::minutes(1)});
+  relay.start();
+  const auto ids = enqueue(3);
+  relay.wake();
+  relay.stop();
+  EXPECT_EQ(published(ids), 3);
 }
 
 TEST_F(OutboxRelay, ARolledBackRowNeverReachesTheRelay) {
