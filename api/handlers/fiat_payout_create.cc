@@ -186,7 +186,7 @@ HttpResponse decision_response(const fiat_payouts::FiatPayoutRow& payout,
 }
 
 const screened_create::Resource kFiatPayoutResource{
-    .answer = [](pqxx::work& tx, const idempotency::Scope& scope, const std::string& id,
+    .answer = [](pqxx::transaction_base& tx, const idempotency::Scope& scope, const std::string& id,
                  const std::string& request_id) -> std::optional<HttpResponse> {
       const auto payout = fiat_payouts::find(tx, scope.org_id, scope.mode, id);
       if (!payout) return std::nullopt;

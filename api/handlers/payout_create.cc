@@ -116,7 +116,7 @@ HttpResponse decision_response(const payouts::PayoutRow& payout, const std::stri
 }
 
 const screened_create::Resource kPayoutResource{
-    .answer = [](pqxx::work& tx, const idempotency::Scope& scope, const std::string& id,
+    .answer = [](pqxx::transaction_base& tx, const idempotency::Scope& scope, const std::string& id,
                  const std::string& request_id) -> std::optional<HttpResponse> {
       const auto payout = payouts::find(tx, scope.org_id, scope.mode, id);
       if (!payout) return std::nullopt;

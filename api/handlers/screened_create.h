@@ -27,7 +27,7 @@ model::Result<std::string> idempotency_key(const HttpRequest& request);
 struct Resource {
   // Reads the resource in `tx` and renders the create's answer for its current status; nullopt
   // when it does not exist (which a committed create rules out).
-  std::function<std::optional<HttpResponse>(pqxx::work& tx,
+  std::function<std::optional<HttpResponse>(pqxx::transaction_base& tx,
                                             const infra::repositories::idempotency::Scope& scope,
                                             const std::string& id, const std::string& request_id)>
       answer;

@@ -1,7 +1,8 @@
 // A bounded pool of PostgreSQL connections and the one way to run a transaction.
 //
 // Every write in Payrail is one call to Pool::transact: the callback returns a Result; an ok
-// result commits, an error result rolls back. Serialization failures and deadlocks are retried
+// result commits, an error result rolls back. (Pool::autocommit runs reads, and the one write that
+// may run twice, without BEGIN and COMMIT.) Serialization failures and deadlocks are retried
 // from the start; a connection lost before COMMIT is retried once on a fresh connection; a
 // connection lost during COMMIT is reported as "in doubt" and never retried blindly.
 #pragma once
@@ -118,6 +119,13 @@ class Pool {
   template <class Work>
   auto transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>()));
 
+  // Runs `work` without BEGIN and COMMIT (pqxx::nontransaction): each statement commits on its
+  // own, two round trips fewer than a transaction. Only for reads, and for one write that may run
+  // twice (it is retried like a transaction when the connection was lost, possibly after it
+  // committed); nothing is deferred, and commit hooks run at once.
+  template <class Work>
+  auto autocommit(Work&& work) -> decltype(work(std::declval<pqxx::nontransaction&>()));
+
   // Opens a standalone connection with the pool's settings (for LISTEN, migrations).
   model::Result<std::unique_ptr<pqxx::connection>> open_connection() const;
 
@@ -170,6 +178,30 @@ auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) 
       return std::move(*result);
     } catch (const std::exception& failure) {
       kind = classify_failure(failure);
+      release(std::move(owned), kind == FailureKind::retry);
+      count_transaction("failed");
+      const bool retryable = kind == FailureKind::retry || kind == FailureKind::reconnect;
+      if (!retryable || attempt >= kAttemptsMax) return database_error(kind, failure);
+    }
+  }
+}
+
+template <class Work>
+auto Pool::autocommit(Work&& work) -> decltype(work(std::declval<pqxx::nontransaction&>())) {
+  for (int attempt = 1;; ++attempt) {
+    auto connection = acquire();
+    if (!connection.ok()) return connection.error();
+    auto owned = std::move(connection.value());
+    try {
+      auto result = [&] {
+        pqxx::nontransaction statements(*owned);
+        return work(statements);
+      }();
+      release(std::move(owned), true);
+      count_transaction(result.ok() ? "committed" : "rolled_back");
+      return result;
+    } catch (const std::exception& failure) {
+      const auto kind = classify_failure(failure);
       release(std::move(owned), kind == FailureKind::retry);
       count_transaction("failed");
       const bool retryable = kind == FailureKind::retry || kind == FailureKind::reconnect;

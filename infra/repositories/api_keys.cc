@@ -125,7 +125,7 @@ model::Result<bool> revoke(pg::Pool& pool, std::string_view org_id, model::Mode 
 }
 
 model::Result<std::vector<KeyCandidate>> find_by_prefix(pg::Pool& pool, std::string_view prefix) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<KeyCandidate>> {
+  return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<std::vector<KeyCandidate>> {
     std::vector<KeyCandidate> candidates;
     for (const auto& row : pg::exec(tx, kFindByPrefix, std::string(prefix))) {
       const pqxx::binarystring hash(row[4]);

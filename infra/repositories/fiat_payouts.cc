@@ -301,8 +301,8 @@ model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view id,
   });
 }
 
-std::optional<FiatPayoutRow> find(pqxx::work& tx, std::string_view org_id, model::Mode mode,
-                                  std::string_view id) {
+std::optional<FiatPayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id,
+                                  model::Mode mode, std::string_view id) {
   const auto rows = pg::exec(tx, kFind, std::string(id), std::string(org_id), mode_text(mode));
   if (rows.empty()) return std::nullopt;
   return read_row(rows[0]);
@@ -310,9 +310,10 @@ std::optional<FiatPayoutRow> find(pqxx::work& tx, std::string_view org_id, model
 
 model::Result<std::optional<FiatPayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                                  model::Mode mode, std::string_view id) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<FiatPayoutRow>> {
-    return find(tx, org_id, mode, id);
-  });
+  return pool.autocommit(
+      [&](pqxx::nontransaction& tx) -> model::Result<std::optional<FiatPayoutRow>> {
+        return find(tx, org_id, mode, id);
+      });
 }
 
 model::Result<std::optional<FiatPayoutRow>> find_any(pg::Pool& pool, std::string_view id) {

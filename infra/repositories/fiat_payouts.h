@@ -95,7 +95,7 @@ model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view id,
 model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view id,
                                     std::string_view member_subject);
 
-std::optional<FiatPayoutRow> find(pqxx::work& tx, std::string_view org_id, model::Mode mode,
+std::optional<FiatPayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id, model::Mode mode,
                                   std::string_view id);
 model::Result<std::optional<FiatPayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                                  model::Mode mode, std::string_view id);

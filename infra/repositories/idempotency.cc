@@ -38,7 +38,7 @@ bool claim(pqxx::work& tx, const Scope& scope, const std::string& endpoint,
               .empty();
 }
 
-std::optional<Record> find(pqxx::work& tx, const Scope& scope) {
+std::optional<Record> find(pqxx::transaction_base& tx, const Scope& scope) {
   const auto rows = pg::exec(tx, kFind, scope.org_id, mode_text(scope), scope.key);
   if (rows.empty()) return std::nullopt;
   const auto& row = rows[0];
@@ -54,13 +54,16 @@ std::optional<Record> find(pqxx::work& tx, const Scope& scope) {
 }
 
 model::Result<std::optional<Record>> find(pg::Pool& pool, const Scope& scope) {
-  return pool.transact(
-      [&](pqxx::work& tx) -> model::Result<std::optional<Record>> { return find(tx, scope); });
+  return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<std::optional<Record>> {
+    return find(tx, scope);
+  });
 }
 
-void complete(pqxx::work& tx, const Scope& scope, int status, const std::string& body,
+bool complete(pqxx::transaction_base& tx, const Scope& scope, int status, const std::string& body,
               const std::string& request_id) {
-  pg::exec(tx, kComplete, scope.org_id, mode_text(scope), scope.key, status, body, request_id);
+  return pg::exec(tx, kComplete, scope.org_id, mode_text(scope), scope.key, status, body,
+                  request_id)
+             .affected_rows() == 1;
 }
 
 model::Result<long> purge_expired(pg::Pool& pool, int batch_max) {

@@ -35,11 +35,12 @@ struct Record {
 bool claim(pqxx::work& tx, const Scope& scope, const std::string& endpoint,
            const std::string& request_hash, const std::string& resource_id);
 
-std::optional<Record> find(pqxx::work& tx, const Scope& scope);
+std::optional<Record> find(pqxx::transaction_base& tx, const Scope& scope);
 model::Result<std::optional<Record>> find(pg::Pool& pool, const Scope& scope);
 
-// Stores the response first sent for the key, so replays return exactly it.
-void complete(pqxx::work& tx, const Scope& scope, int status, const std::string& body,
+// Stores the response first sent for the key, so replays return exactly it. False when a response
+// was stored before (that one stands).
+bool complete(pqxx::transaction_base& tx, const Scope& scope, int status, const std::string& body,
               const std::string& request_id);
 
 // Deletes records past retention; returns how many.

@@ -250,7 +250,7 @@ model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view payout_id,
   });
 }
 
-std::optional<PayoutRow> find(pqxx::work& tx, std::string_view org_id, model::Mode mode,
+std::optional<PayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id, model::Mode mode,
                               std::string_view payout_id) {
   const auto rows =
       pg::exec(tx, kFind, std::string(payout_id), std::string(org_id), mode_text(mode));
@@ -260,7 +260,7 @@ std::optional<PayoutRow> find(pqxx::work& tx, std::string_view org_id, model::Mo
 
 model::Result<std::optional<PayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                              model::Mode mode, std::string_view payout_id) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<PayoutRow>> {
+  return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<std::optional<PayoutRow>> {
     return find(tx, org_id, mode, payout_id);
   });
 }

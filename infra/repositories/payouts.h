@@ -79,7 +79,7 @@ model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view payout_id,
 model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view payout_id,
                                 std::string_view member_subject);
 
-std::optional<PayoutRow> find(pqxx::work& tx, std::string_view org_id, model::Mode mode,
+std::optional<PayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id, model::Mode mode,
                               std::string_view payout_id);
 model::Result<std::optional<PayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                              model::Mode mode, std::string_view payout_id);

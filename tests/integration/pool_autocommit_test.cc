@@ -1,0 +1,88 @@
+// Pool::autocommit against a real database: its statements run without BEGIN and COMMIT, each in
+// a transaction of its own, so a statement stays committed whatever the work does next; the one
+// write the create's answer makes through it (idempotency::complete) keeps the first answer
+// recorded for a key and says whether it recorded this one.
+#include <gtest/gtest.h>
+
+#include "infra/pg/pool.h"
+#include "infra/repositories/idempotency.h"
+#include "tests/support/database.h"
+
+namespace payrail::testing {
+namespace {
+
+namespace idempotency = infra::repositories::idempotency;
+
+class PoolAutocommit : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    database_ = new TestDatabase();
+    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
+    database_->add_organization("org_autocommit");
+  }
+  static void TearDownTestSuite() {
+    delete pool_;
+    delete database_;
+  }
+
+  // Whether the statement runs in a transaction of its own: its start is its transaction's start.
+  static bool own_transaction(pqxx::transaction_base& tx) {
+    tx.exec("SELECT pg_sleep(0.002)");
+    return tx.exec1("SELECT statement_timestamp() = transaction_timestamp()")[0].as<bool>();
+  }
+
+  static TestDatabase* database_;
+  static infra::pg::Pool* pool_;
+};
+
+TestDatabase* PoolAutocommit::database_ = nullptr;
+infra::pg::Pool* PoolAutocommit::pool_ = nullptr;
+
+TEST_F(PoolAutocommit, EachStatementIsATransactionOfItsOwn) {
+  const auto autocommitted = pool_->autocommit(
+      [](pqxx::nontransaction& tx) -> model::Result<bool> { return own_transaction(tx); });
+  ASSERT_TRUE(autocommitted.ok());
+  EXPECT_TRUE(*autocommitted);
+  const auto transacted =
+      pool_->transact([](pqxx::work& tx) -> model::Result<bool> { return own_transaction(tx); });
+  ASSERT_TRUE(transacted.ok());
+  EXPECT_FALSE(*transacted);  // the contrast: inside BEGIN ... COMMIT it is not
+}
+
+TEST_F(PoolAutocommit, AWriteStaysCommittedWhenTheWorkThenFails) {
+  database_->scalar("CREATE TABLE autocommit_writes (n integer)");
+  const auto failed = pool_->autocommit([](pqxx::nontransaction& tx) -> model::Status {
+    tx.exec0("INSERT INTO autocommit_writes VALUES (1)");
+    return model::Error::make(model::ErrorCode::internal_error, "fails after the write");
+  });
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM autocommit_writes"), "1");
+}
+
+TEST_F(PoolAutocommit, RecordingAnAnswerKeepsTheFirstAndSaysWhetherItWasThisOne) {
+  const idempotency::Scope scope{"org_autocommit", model::Mode::test, "key_autocommit"};
+  const auto claimed = pool_->transact([&](pqxx::work& tx) -> model::Result<bool> {
+    return idempotency::claim(tx, scope, "POST /v1/payouts", std::string(32, 'h'), "po_first");
+  });
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_TRUE(*claimed);
+  const auto record = [&](const std::string& body) {
+    return pool_->autocommit([&](pqxx::nontransaction& tx) -> model::Result<bool> {
+      return idempotency::complete(tx, scope, 201, body, "req_" + body);
+    });
+  };
+  const auto first = record("first");
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(*first);
+  const auto second = record("second");
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(*second);
+  const auto stored = idempotency::find(*pool_, scope);
+  ASSERT_TRUE(stored.ok());
+  ASSERT_TRUE(stored->has_value());
+  EXPECT_EQ((*stored)->response_body, "first");
+  EXPECT_EQ((*stored)->response_request_id, "req_first");
+}
+
+}  // namespace
+}  // namespace payrail::testing
