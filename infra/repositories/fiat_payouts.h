@@ -95,8 +95,8 @@ model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view id,
 model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view id,
                                     std::string_view member_subject);
 
-std::optional<FiatPayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id, model::Mode mode,
-                                  std::string_view id);
+std::optional<FiatPayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id,
+                                  model::Mode mode, std::string_view id);
 model::Result<std::optional<FiatPayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                                  model::Mode mode, std::string_view id);
 // For identity-provider sessions, which are not bound to one organization and mode.
