@@ -18,12 +18,14 @@ namespace {
 
 constexpr std::size_t kTrustAnchorsMax = 1000;
 constexpr long kTrustStoreCacheSeconds = 3600;  // a changed system bundle is seen within an hour
+constexpr long kIdleConnectionSeconds = 30;     // a kept connection idle longer is not reused
 
 // What the socket callback needs to judge the address libcurl is about to connect to.
 struct ConnectGuard {
   const std::vector<IpAddress>* pinned = nullptr;
   bool allow_private = false;
   std::optional<std::string> refusal;  // set when the guard refused a connection
+  std::optional<IpAddress> opened;     // set when the guard let a connection be opened
 };
 
 curl_socket_t open_guarded_socket(void* context, curlsocktype purpose,
@@ -44,6 +46,7 @@ curl_socket_t open_guarded_socket(void* context, curlsocktype purpose,
         " address " + connected->to_string() + (pinned ? "" : " (not the resolved address)");
     return CURL_SOCKET_BAD;
   }
+  guard.opened = *connected;
   return socket(address->family, address->socktype, address->protocol);
 }
 
@@ -118,8 +121,9 @@ void set_transport_options(CURL* curl, const ClientOptions& options) {
   curl_easy_setopt(curl, CURLOPT_PROXY, "");  // never a proxy from the environment
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout_ms));
-  curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
-  curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, 1L);
+  // One cached connection: the last one, which deliver() alone decides to reuse or not.
+  curl_easy_setopt(curl, CURLOPT_MAXCONNECTS, 1L);
+  curl_easy_setopt(curl, CURLOPT_MAXAGE_CONN, kIdleConnectionSeconds);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
   // The system bundle file alone (no CA directory) lets libcurl build the store once and keep
@@ -225,7 +229,8 @@ DeliveryResult DeliveryClient::deliver(const PreparedTarget& target,
   }
   const auto pin = resolve_entry(target);
   if (!target.url.literal) lists.resolve = curl_slist_append(lists.resolve, pin.c_str());
-  ConnectGuard guard{&target.addresses, request.allow_private, std::nullopt};
+  ConnectGuard guard{&target.addresses, request.allow_private, std::nullopt, std::nullopt};
+  curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, may_reuse(target, request) ? 0L : 1L);
   ResponseSink sink;
   const auto request_url = target.url.request_url();
   const auto user_agent = user_agent_of(options_);
@@ -262,10 +267,36 @@ DeliveryResult DeliveryClient::deliver(const PreparedTarget& target,
   } else if (result.status_code && *result.status_code / 100 == 3) {
     result.error = "redirects are not followed";
   }
+  remember_connection(request, guard.opened, code == CURLE_OK && !result.interrupted);
   if (result.error && result.error->size() > kAttemptErrorLengthMax) {
     result.error->resize(kAttemptErrorLengthMax);
   }
   return result;
+}
+
+bool DeliveryClient::may_reuse(const PreparedTarget& target, const DeliveryRequest& request) const {
+  if (!kept_ || request.endpoint_id.empty()) return false;
+  const auto& kept = *kept_;
+  if (kept.endpoint_id != request.endpoint_id || kept.url != request.url ||
+      kept.allow_private != request.allow_private) {
+    return false;
+  }
+  // The name was resolved again for this delivery: the kept connection's address must still be
+  // one of the checked answers, and still allowed, exactly as the socket guard would demand.
+  const bool still_pinned = std::find(target.addresses.begin(), target.addresses.end(),
+                                      kept.address) != target.addresses.end();
+  return still_pinned && (request.allow_private || !is_forbidden(classify(kept.address)));
+}
+
+void DeliveryClient::remember_connection(const DeliveryRequest& request,
+                                         const std::optional<IpAddress>& opened, bool completed) {
+  // A connection reused by this exchange keeps the address it was opened to.
+  const auto address = opened ? opened : (kept_ ? std::optional(kept_->address) : std::nullopt);
+  if (!completed || !address || request.endpoint_id.empty()) {
+    kept_.reset();
+    return;
+  }
+  kept_ = KeptConnection{request.endpoint_id, request.url, request.allow_private, *address};
 }
 
 DeliveryResult DeliveryClient::send(const DeliveryRequest& request) {

@@ -6,7 +6,10 @@
 //   pinned with CURLOPT_RESOLVE so libcurl cannot look the name up again;
 // - the socket callback checks the address actually connected to (it must be one of the pinned
 //   addresses and allowed), so DNS rebinding has no second chance;
-// - every connection is fresh (no reuse across endpoints or modes);
+// - a connection is reused only by the next delivery to the same endpoint (same URL, same mode's
+//   address policy), and only when the address it was opened to is among that delivery's fresh,
+//   checked answers; anything else opens a fresh connection through the socket guard, so no
+//   connection ever crosses endpoints, organizations or modes;
 // - one total timeout bounds the whole exchange; the response body is read at most to a bound;
 // - PAYRAIL_WEBHOOK_CA_FILE certificates are ADDED to the system trust store, never replace it.
 //
@@ -68,6 +71,7 @@ struct DeliveryRequest {
   std::string body;    // sent byte for byte
   std::string secret;  // whsec_...; used to sign, never logged
   bool allow_private = false;
+  std::string endpoint_id;  // the connection-reuse scope; empty: always a fresh connection
 };
 
 // The target, resolved and checked, ready to be sent to.
@@ -103,8 +107,21 @@ class DeliveryClient {
   const ClientOptions& options() const { return options_; }
 
  private:
+  // The connection libcurl keeps after a completed exchange, and whom it may serve next.
+  struct KeptConnection {
+    std::string endpoint_id;
+    std::string url;
+    bool allow_private = false;
+    IpAddress address;
+  };
+
+  bool may_reuse(const PreparedTarget& target, const DeliveryRequest& request) const;
+  void remember_connection(const DeliveryRequest& request, const std::optional<IpAddress>& opened,
+                           bool completed);
+
   ClientOptions options_;
   void* handle_ = nullptr;  // CURL*
+  std::optional<KeptConnection> kept_;
 };
 
 // Once per process, before any thread sends (libcurl's global state).

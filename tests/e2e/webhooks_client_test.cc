@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "infra/webhooks/delivery_client.h"
@@ -36,6 +37,13 @@ hooks::ClientOptions options_trusting(const HttpsReceiver& receiver, int timeout
 
 hooks::DeliveryRequest request_to(const std::string& url, bool allow_private = true) {
   return {url, "evt_client", kBody, kSecret, allow_private};
+}
+
+hooks::DeliveryRequest request_for_endpoint(const std::string& url,
+                                            const std::string& endpoint_id) {
+  auto request = request_to(url);
+  request.endpoint_id = endpoint_id;
+  return request;
 }
 
 hooks::Resolver resolver_of(std::map<std::string, std::string> answers, int* calls = nullptr) {
@@ -191,6 +199,60 @@ TEST(WebhookClient, ResolvesOnceAndPinsTheCheckedAddress) {
   EXPECT_NE(refused.error.value_or("").find("loopback address (127.0.0.1)"), std::string::npos);
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(receiver.requests().size(), 1u);
+}
+
+// Consecutive deliveries to one endpoint ride one kept-alive connection (one TCP and TLS
+// handshake, not one per delivery). A connection the receiver closed is replaced by a fresh one.
+TEST(WebhookClient, ConsecutiveDeliveriesToOneEndpointShareAConnection) {
+  HttpsReceiver receiver;
+  hooks::DeliveryClient client(options_trusting(receiver, 5000));
+  for (int i = 0; i < 3; ++i) {
+    const auto result = client.send(request_for_endpoint(receiver.url(), "we_one"));
+    ASSERT_TRUE(result.succeeded()) << result.error.value_or("");
+  }
+  EXPECT_EQ(receiver.requests().size(), 3u);
+  EXPECT_EQ(receiver.connection_count(), 1u);
+  receiver.set_down(true);  // drops the open connection
+  receiver.set_down(false);
+  const auto after = client.send(request_for_endpoint(receiver.url(), "we_one"));
+  ASSERT_TRUE(after.succeeded()) << after.error.value_or("");
+  EXPECT_EQ(receiver.requests().size(), 4u);
+  EXPECT_EQ(receiver.connection_count(), 2u);
+}
+
+// A connection never crosses endpoints (another organization's or mode's endpoint may have the
+// same URL), and a delivery with no endpoint named never keeps or reuses one.
+TEST(WebhookClient, AConnectionServesOnlyItsOwnEndpoint) {
+  HttpsReceiver receiver;
+  hooks::DeliveryClient client(options_trusting(receiver, 5000));
+  for (const auto* endpoint_id : {"we_a", "we_b", "we_a", "", ""}) {
+    const auto result = client.send(request_for_endpoint(receiver.url(), endpoint_id));
+    ASSERT_TRUE(result.succeeded()) << endpoint_id << ": " << result.error.value_or("");
+  }
+  EXPECT_EQ(receiver.connection_count(), 5u);
+}
+
+// Every delivery resolves the name again. When the kept connection's address is no longer among
+// the answers (DNS rebinding), the delivery is not sent over it: a fresh connection to the new
+// answer goes through the socket guard (here nothing listens there, so it cannot connect).
+TEST(WebhookClient, ARebindingIsNeverServedByTheKeptConnection) {
+  HttpsReceiver receiver({"hooks.payrail.test"});
+  auto answer = std::make_shared<std::string>("127.0.0.1");
+  auto options = options_trusting(receiver, 2000);
+  options.resolver = [answer](const std::string&) -> model::Result<std::vector<hooks::IpAddress>> {
+    return std::vector<hooks::IpAddress>{*hooks::parse_ipv4_numeric(*answer)};
+  };
+  hooks::DeliveryClient client(options);
+  const auto url = receiver.url("/hooks", "hooks.payrail.test");
+  ASSERT_TRUE(client.send(request_for_endpoint(url, "we_one")).succeeded());
+  *answer = "127.0.0.2";
+  const auto rebound = client.send(request_for_endpoint(url, "we_one"));
+  EXPECT_EQ(rebound.error.value_or(""), "could not connect");
+  EXPECT_EQ(receiver.requests().size(), 1u);
+  *answer = "127.0.0.1";
+  ASSERT_TRUE(client.send(request_for_endpoint(url, "we_one")).succeeded());
+  EXPECT_EQ(receiver.requests().size(), 2u);
+  EXPECT_EQ(receiver.connection_count(), 2u);
 }
 
 TEST(WebhookClient, CaFileWithoutCertificatesIsAnError) {

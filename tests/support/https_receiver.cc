@@ -232,24 +232,16 @@ void HttpsReceiver::serve(int fd, std::shared_ptr<std::atomic<bool>> finished) {
   SSL* ssl = SSL_new(static_cast<SSL_CTX*>(ssl_context_));
   SSL_set_fd(ssl, fd);
   if (SSL_accept(ssl) == 1) {
-    if (auto request = read_request(ssl)) {
-      const auto response = next_response(request->path);
-      request->responded_status = response.status;
-      {
-        std::lock_guard lock(mutex_);
-        requests_.push_back(*request);
-      }
-      arrived_.notify_all();
-      for (int waited_ms = 0; waited_ms < response.delay_ms && !stopping_ && !down_;
-           waited_ms += kPollIntervalMs) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(kPollIntervalMs));
-      }
-      const std::string reply = "HTTP/1.1 " + std::to_string(response.status) +
-                                " Test\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
-                                "Connection: close\r\n\r\n{}";
-      SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
-      SSL_shutdown(ssl);
+    // HTTP/1.1 keeps the connection for the client's next request, as real receivers do, until
+    // the client closes it or asks to.
+    while (!stopping_ && !down_) {
+      auto request = read_request(ssl);
+      if (!request) break;
+      const bool close_after = request->header("connection") == "close";
+      answer(ssl, *request, close_after);
+      if (close_after) break;
     }
+    SSL_shutdown(ssl);
   }
   ERR_clear_error();
   SSL_free(ssl);
@@ -258,6 +250,24 @@ void HttpsReceiver::serve(int fd, std::shared_ptr<std::atomic<bool>> finished) {
     if (open_fds_.erase(fd) == 1) close(fd);
   }
   *finished = true;
+}
+
+void HttpsReceiver::answer(void* ssl, ReceivedRequest& request, bool close_after) {
+  const auto response = next_response(request.path);
+  request.responded_status = response.status;
+  {
+    std::lock_guard lock(mutex_);
+    requests_.push_back(request);
+  }
+  arrived_.notify_all();
+  for (int waited_ms = 0; waited_ms < response.delay_ms && !stopping_ && !down_;
+       waited_ms += kPollIntervalMs) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(kPollIntervalMs));
+  }
+  const std::string reply = "HTTP/1.1 " + std::to_string(response.status) +
+                            " Test\r\nContent-Type: application/json\r\nContent-Length: 2\r\n" +
+                            (close_after ? "Connection: close\r\n" : "") + "\r\n{}";
+  SSL_write(static_cast<SSL*>(ssl), reply.data(), static_cast<int>(reply.size()));
 }
 
 PlannedResponse HttpsReceiver::next_response(const std::string& path) {

@@ -1,7 +1,8 @@
 // A real HTTPS webhook receiver for tests: an OpenSSL server on 127.0.0.1 (port chosen by the
 // kernel) with a self-signed certificate generated at start. The delivery worker trusts it
 // through PAYRAIL_WEBHOOK_CA_FILE = certificate_path(). It records every request (headers, the
-// exact body bytes, the time it arrived), answers from a script (e.g. 500, 500, then 200), can
+// exact body bytes, the time it arrived), keeps connections open between requests (HTTP/1.1),
+// answers from a script (e.g. 500, 500, then 200), can
 // be taken down and brought back on the same port, and verifies signatures with OpenSSL's HMAC
 // directly, independently of the service's code.
 #pragma once
@@ -77,6 +78,7 @@ class HttpsReceiver {
   void open_listener();
   void accept_loop();
   void serve(int fd, std::shared_ptr<std::atomic<bool>> finished);
+  void answer(void* ssl, ReceivedRequest& request, bool close_after);  // SSL*
   PlannedResponse next_response(const std::string& path);
   void reap_finished_connections(bool all);
   void drop_open_connections();

@@ -228,8 +228,8 @@ void DeliveryLoop::deliver(hooks::DeliveryClient& client, const Queued& queued) 
   outcome.number = **number;
   bool interrupted = false;
   if (target) {
-    const auto result = client.deliver(
-        *target, {delivery.url, delivery.event_id, delivery.payload, *secret, allow_private});
+    const auto result = client.deliver(*target, {delivery.url, delivery.event_id, delivery.payload,
+                                                 *secret, allow_private, delivery.endpoint_id});
     outcome.status_code = result.status_code;
     outcome.latency_ms = result.latency_ms;
     outcome.error = result.error;
