@@ -59,7 +59,7 @@ constexpr pg::Statement kClaim{
     "ORDER BY c.next_attempt_at LIMIT $3 FOR UPDATE OF c SKIP LOCKED) "
     "AND e.id = d.endpoint_id AND ev.id = d.event_id "
     "RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, e.url, "
-    "e.secret_ciphertext, ev.payload, d.generation"};
+    "e.secret_ciphertext, ev.payload, d.generation, d.schedule_step"};
 
 constexpr pg::Statement kNextDue{
     "webhook_deliveries_next_due",
@@ -67,26 +67,35 @@ constexpr pg::Statement kNextDue{
     "FROM webhook_deliveries WHERE status = 'pending' "
     "AND (locked_until IS NULL OR locked_until < now()) ORDER BY next_attempt_at LIMIT 1"};
 
-constexpr pg::Statement kLockDeliverable{
-    "webhook_deliveries_lock_deliverable",
-    "SELECT d.attempt_count FROM webhook_deliveries d "
-    "JOIN webhook_endpoints e ON e.id = d.endpoint_id "
-    "WHERE d.id = $1 AND d.locked_by = $2 AND d.status = 'pending' "
-    "AND e.active AND e.deleted_at IS NULL FOR UPDATE OF d"};
-
+// The re-check right before sending and the attempt's start, in one statement: still ours, still
+// pending, endpoint still active (the UPDATE locks the delivery row, as FOR UPDATE did).
 constexpr pg::Statement kStartAttempt{
     "webhook_deliveries_start_attempt",
+    "WITH counted AS (UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, "
+    "updated_at = now() FROM webhook_endpoints e WHERE d.id = $1 AND d.locked_by = $2 "
+    "AND d.status = 'pending' AND e.id = d.endpoint_id AND e.active AND e.deleted_at IS NULL "
+    "RETURNING d.attempt_count) "
     "INSERT INTO webhook_attempts (delivery_id, number, attempted_at, latency_ms, error) "
-    "VALUES ($1, $2, now(), 0, $3)"};
-
-constexpr pg::Statement kCountAttempt{
-    "webhook_deliveries_count_attempt",
-    "UPDATE webhook_deliveries SET attempt_count = $2, updated_at = now() WHERE id = $1"};
+    "SELECT $1, attempt_count, now(), 0, $3 FROM counted RETURNING number"};
 
 constexpr pg::Statement kCompleteAttempt{
     "webhook_deliveries_complete_attempt",
     "UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, error = $5 "
     "WHERE delivery_id = $1 AND number = $2"};
+
+// The usual outcome in one statement: the attempt completed and the delivery settled as computed
+// from what the claim saw, provided nothing changed since (still leased to us, pending, same
+// generation and schedule step). Otherwise nothing is settled and the locked path decides.
+constexpr pg::Statement kCompleteAndSettleAsClaimed{
+    "webhook_deliveries_complete_and_settle_as_claimed",
+    "WITH completed AS (UPDATE webhook_attempts SET status_code = $3, latency_ms = $4, "
+    "error = $5 WHERE delivery_id = $1 AND number = $2) "
+    "UPDATE webhook_deliveries SET status = $8::text, schedule_step = $9, "
+    "next_attempt_at = CASE WHEN $8::text = 'pending' "
+    "THEN now() + $10::bigint * interval '1 millisecond' END, "
+    "locked_by = NULL, locked_until = NULL, updated_at = now() "
+    "WHERE id = $1 AND locked_by = $6 AND status = 'pending' AND generation = $7 "
+    "AND schedule_step = $11"};
 
 constexpr pg::Statement kLockLeased{
     "webhook_deliveries_lock_leased",
@@ -152,16 +161,13 @@ struct Settlement {
   std::int64_t delay_ms;
 };
 
-// What an attempt's outcome does to a delivery that was still leased to us.
-Settlement settle(const pqxx::row& leased, const ClaimedDelivery& delivery,
-                  const AttemptOutcome& outcome, std::span<const std::int64_t> schedule_ms,
-                  double unit_random) {
-  const auto status = leased[0].as<std::string>();
-  const auto step = leased[1].as<int>();
-  if (status != "pending") return {Settled::unchanged, status, step, 0};  // cancelled meanwhile
-  if (leased[2].as<int>() != delivery.generation) {
-    return {Settled::redelivery_requested, "pending", 0, 0};
-  }
+// What an attempt's outcome does to a delivery that was still leased to us, given its status,
+// schedule step and generation at that moment.
+Settlement settle(std::string_view status, int step, int generation,
+                  const ClaimedDelivery& delivery, const AttemptOutcome& outcome,
+                  std::span<const std::int64_t> schedule_ms, double unit_random) {
+  if (status != "pending") return {Settled::unchanged, std::string(status), step, 0};
+  if (generation != delivery.generation) return {Settled::redelivery_requested, "pending", 0, 0};
   if (outcome.succeeded) return {Settled::succeeded, "succeeded", step, 0};
   const auto delay_ms = webhooks::next_retry_delay_ms(schedule_ms, step + 1, unit_random);
   if (!delay_ms) return {Settled::failed, "failed", step + 1, 0};
@@ -218,7 +224,7 @@ model::Result<std::vector<ClaimedDelivery>> claim(pg::Pool& pool, std::string_vi
           row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
           row[3].as<std::string>(), *model::parse_mode(row[4].as<std::string>()),
           row[5].as<std::string>(), sealed.str(), row[7].as<std::string>(), row[8].as<int>(),
-          std::string(lease_token)});
+          row[9].as<int>(), std::string(lease_token)});
     }
     return claimed;
   });
@@ -234,15 +240,13 @@ model::Result<std::optional<std::int64_t>> next_due_in_ms(pg::Pool& pool) {
 
 model::Result<std::optional<int>> begin_attempt(pg::Pool& pool, const ClaimedDelivery& delivery) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<int>> {
-    const auto rows = pg::exec(tx, kLockDeliverable, delivery.delivery_id, delivery.lease_token);
+    const auto rows = pg::exec(tx, kStartAttempt, delivery.delivery_id, delivery.lease_token,
+                               std::string(kAttemptInFlight));
     if (rows.empty()) {
       pg::exec(tx, kRelease, delivery.delivery_id, delivery.lease_token);
       return std::optional<int>();
     }
-    const int number = rows[0][0].as<int>() + 1;
-    pg::exec(tx, kStartAttempt, delivery.delivery_id, number, std::string(kAttemptInFlight));
-    pg::exec(tx, kCountAttempt, delivery.delivery_id, number);
-    return std::optional<int>(number);
+    return std::optional<int>(rows[0][0].as<int>());
   });
 }
 
@@ -250,13 +254,28 @@ model::Result<Settled> finish_attempt(pg::Pool& pool, const ClaimedDelivery& del
                                       const AttemptOutcome& outcome,
                                       std::span<const std::int64_t> schedule_ms,
                                       double unit_random) {
+  // Run twice (a retry after a lost connection), the statement only completes the attempt again
+  // with the same values and settles nothing, so the locked path reports the lease as gone.
+  const auto expected = settle("pending", delivery.schedule_step, delivery.generation, delivery,
+                               outcome, schedule_ms, unit_random);
+  auto settled_as_claimed = pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<bool> {
+    return pg::exec(tx, kCompleteAndSettleAsClaimed, delivery.delivery_id, outcome.number,
+                    outcome.status_code, outcome.latency_ms, outcome.error, delivery.lease_token,
+                    delivery.generation, expected.status, expected.schedule_step, expected.delay_ms,
+                    delivery.schedule_step)
+               .affected_rows() == 1;
+  });
+  if (!settled_as_claimed.ok()) return settled_as_claimed.error();
+  if (*settled_as_claimed) return expected.settled;
   return pool.transact([&](pqxx::work& tx) -> model::Result<Settled> {
     // The attempt row is ours by its number even if the lease was lost: record what happened.
     pg::exec(tx, kCompleteAttempt, delivery.delivery_id, outcome.number, outcome.status_code,
              outcome.latency_ms, outcome.error);
     const auto leased = pg::exec(tx, kLockLeased, delivery.delivery_id, delivery.lease_token);
     if (leased.empty()) return Settled::lease_lost;
-    const auto settlement = settle(leased[0], delivery, outcome, schedule_ms, unit_random);
+    const auto settlement =
+        settle(leased[0][0].as<std::string>(), leased[0][1].as<int>(), leased[0][2].as<int>(),
+               delivery, outcome, schedule_ms, unit_random);
     pg::exec(tx, kSettle, delivery.delivery_id, settlement.status, settlement.schedule_step,
              settlement.delay_ms);
     return settlement.settled;

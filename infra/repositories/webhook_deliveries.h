@@ -41,6 +41,7 @@ struct ClaimedDelivery {
   std::string sealed_secret;
   std::string payload;  // the event row's payload text, delivered byte for byte
   int generation = 0;
+  int schedule_step = 0;  // at the claim: settling "as claimed" needs no re-read (finish_attempt)
   std::string lease_token;
 };
 
