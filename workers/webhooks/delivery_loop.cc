@@ -126,19 +126,29 @@ std::string DeliveryLoop::next_lease_token() {
   return process_tag_ + "/" + std::to_string(++claims_);
 }
 
+// How many deliveries to claim now (under mutex_). The queue holds up to one delivery per sender
+// beyond the idle senders, so a busy loop claims half a queue at a time instead of one delivery
+// per finished send; an idle sender with nothing queued is served at once. A queued delivery
+// waits at most for the sends in progress (each bounded by the timeout), which its lease covers.
+int DeliveryLoop::claimable() const {
+  const int queued = static_cast<int>(queue_.size());
+  const int room = idle_senders_ + options_.senders - queued;
+  const bool sender_waiting = idle_senders_ > queued;
+  return room > 0 && (sender_waiting || room >= std::max(1, options_.senders / 2)) ? room : 0;
+}
+
 void DeliveryLoop::dispatch() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    const int free_senders = idle_senders_ - static_cast<int>(queue_.size());
-    if (free_senders <= 0) {
-      // Every sender is busy: claim more only when one is free, so a claim never waits.
-      dispatch_wakeup_.wait(
-          lock, [&] { return stopping_ || idle_senders_ - static_cast<int>(queue_.size()) > 0; });
+    const int wanted = claimable();
+    if (wanted == 0) {
+      // Claim more only when there is room, so a claim never waits.
+      dispatch_wakeup_.wait(lock, [&] { return stopping_ || claimable() > 0; });
       continue;
     }
     woken_ = false;
     lock.unlock();
-    const auto wait = claim_round(free_senders);
+    const auto wait = claim_round(wanted);
     lock.lock();
     if (wait.count() > 0) {
       dispatch_wakeup_.wait_for(lock, wait, [&] { return stopping_ || woken_; });
@@ -146,15 +156,15 @@ void DeliveryLoop::dispatch() {
   }
 }
 
-// Claims for the free senders; returns how long to wait before the next round.
-std::chrono::milliseconds DeliveryLoop::claim_round(int free_senders) {
+// Claims up to `wanted`; returns how long to wait before the next round.
+std::chrono::milliseconds DeliveryLoop::claim_round(int wanted) {
   const auto claimed_at = std::chrono::steady_clock::now();
-  auto claimed = deliveries::claim(pool_, next_lease_token(), options_.lease_ms(), free_senders);
+  auto claimed = deliveries::claim(pool_, next_lease_token(), options_.lease_ms(), wanted);
   if (!claimed.ok()) {
     infra::log::warn("webhooks.claim_failed", {{"error", claimed.error().message}});
     return std::chrono::milliseconds(kErrorBackoffMs);
   }
-  const bool batch_full = static_cast<int>(claimed->size()) >= free_senders;
+  const bool batch_full = static_cast<int>(claimed->size()) >= wanted;
   if (!claimed->empty()) {
     std::lock_guard lock(mutex_);
     for (auto& delivery : *claimed) queue_.push_back(Queued{std::move(delivery), claimed_at});

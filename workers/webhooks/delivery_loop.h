@@ -77,7 +77,8 @@ class DeliveryLoop {
   };
 
   void dispatch();
-  std::chrono::milliseconds claim_round(int free_senders);
+  int claimable() const;
+  std::chrono::milliseconds claim_round(int wanted);
   void run_sender();
   void deliver(infra::webhooks::DeliveryClient& client, const Queued& queued);
   std::string next_lease_token();
