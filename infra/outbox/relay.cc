@@ -49,10 +49,12 @@ constexpr long kClaimLeaseMs = 30000;
 // rows are never written by the relay at all (one update of the row, its WAL and its index
 // entries less per message). Rows a consumer has locked (it is applying the message) are skipped
 // rather than waited for; if that consumer rolls back, the lease runs out and the message is
-// published again.
+// published again. `(published_at IS NULL) IS TRUE` keeps the planner on the primary key: the
+// plain form matches outbox_unpublished's predicate, and when the statistics say that index is
+// nearly empty the plan walks all of it (2.5 ms a call in a webhook benchmark's backlog).
 constexpr pg::Statement kMarkPublished{"outbox_mark_published", R"sql(
 UPDATE outbox SET published_at = now(), publish_attempts = publish_attempts + 1
-WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) AND published_at IS NULL
+WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) AND (published_at IS NULL) IS TRUE
              FOR UPDATE SKIP LOCKED))sql"};
 
 // Failed publications back off exponentially, capped at one minute.
@@ -64,7 +66,9 @@ WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP 
 
 // Re-drive waits longer after each re-drive of the same row (x2, capped at x64), so a consumer
 // group that is down does not turn into a publication storm. Parked messages wait for an
-// operator's re-drive (payrail message-redrive), not for this one.
+// operator's re-drive (payrail message-redrive), not for this one. The plain bound on
+// published_at (the shortest wait) lets the index scan skip rows published too recently to be
+// due, instead of computing every unconsumed row's backoff at every call.
 constexpr pg::Statement kRedrive{"outbox_redrive", R"sql(
 UPDATE outbox SET published_at = NULL, next_attempt_at = now()
 WHERE id IN (
@@ -72,6 +76,7 @@ WHERE id IN (
   WHERE consumed_at IS NULL AND published_at IS NOT NULL
     AND NOT EXISTS (SELECT 1 FROM message_failures f
                     WHERE f.message_id = outbox.message_id AND f.status = 'parked')
+    AND published_at < now() - $1::bigint * interval '1 millisecond'
     AND published_at < now() - $1::bigint * interval '1 millisecond'
                                * least(64, power(2, greatest(publish_attempts - 1, 0)))
   ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED))sql"};
