@@ -120,11 +120,16 @@ class Pool {
   auto transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>()));
 
   // Runs `work` without BEGIN and COMMIT (pqxx::nontransaction): each statement commits on its
-  // own, two round trips fewer than a transaction. Only for reads, and for one write that may run
-  // twice (it is retried like a transaction when the connection was lost, possibly after it
-  // committed); nothing is deferred, and commit hooks run at once.
+  // own, two round trips fewer than a transaction. Only for reads and single-statement writes;
+  // nothing is deferred, and commit hooks run at once. A connection lost during the work may
+  // have lost it after a statement committed: with Rerun::after_lost_connection (reads, and a
+  // write that may run twice) the work runs again on a fresh connection; with Rerun::never it
+  // is reported as in doubt, like a connection lost during COMMIT. Deadlocks and serialization
+  // failures, which roll the statement back, are retried either way.
+  enum class Rerun { after_lost_connection, never };
   template <class Work>
-  auto autocommit(Work&& work) -> decltype(work(std::declval<pqxx::nontransaction&>()));
+  auto autocommit(Work&& work, Rerun rerun = Rerun::after_lost_connection)
+      -> decltype(work(std::declval<pqxx::nontransaction&>()));
 
   // Opens a standalone connection with the pool's settings (for LISTEN, migrations).
   model::Result<std::unique_ptr<pqxx::connection>> open_connection() const;
@@ -187,7 +192,8 @@ auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) 
 }
 
 template <class Work>
-auto Pool::autocommit(Work&& work) -> decltype(work(std::declval<pqxx::nontransaction&>())) {
+auto Pool::autocommit(Work&& work, Rerun rerun)
+    -> decltype(work(std::declval<pqxx::nontransaction&>())) {
   for (int attempt = 1;; ++attempt) {
     auto connection = acquire();
     if (!connection.ok()) return connection.error();
@@ -201,7 +207,8 @@ auto Pool::autocommit(Work&& work) -> decltype(work(std::declval<pqxx::nontransa
       count_transaction(result.ok() ? "committed" : "rolled_back");
       return result;
     } catch (const std::exception& failure) {
-      const auto kind = classify_failure(failure);
+      auto kind = classify_failure(failure);
+      if (kind == FailureKind::reconnect && rerun == Rerun::never) kind = FailureKind::in_doubt;
       release(std::move(owned), kind == FailureKind::retry);
       count_transaction("failed");
       const bool retryable = kind == FailureKind::retry || kind == FailureKind::reconnect;

@@ -215,39 +215,48 @@ int fan_out(pqxx::work& tx, std::string_view event_id) {
 
 model::Result<std::vector<ClaimedDelivery>> claim(pg::Pool& pool, std::string_view lease_token,
                                                   std::int64_t lease_ms, int limit) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<ClaimedDelivery>> {
-    std::vector<ClaimedDelivery> claimed;
-    for (const auto& row : pg::exec(tx, kClaim, std::string(lease_token), lease_ms,
-                                    std::min(limit, kClaimBatchMax))) {
-      const pqxx::binarystring sealed(row[6]);
-      claimed.push_back(ClaimedDelivery{
-          row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
-          row[3].as<std::string>(), *model::parse_mode(row[4].as<std::string>()),
-          row[5].as<std::string>(), sealed.str(), row[7].as<std::string>(), row[8].as<int>(),
-          row[9].as<int>(), std::string(lease_token)});
-    }
-    return claimed;
-  });
+  // One statement. Never rerun: a claim lost with its connection leaves its rows leased to a
+  // token nobody holds until the lease runs out, as a crash would.
+  return pool.autocommit(
+      [&](pqxx::nontransaction& tx) -> model::Result<std::vector<ClaimedDelivery>> {
+        std::vector<ClaimedDelivery> claimed;
+        for (const auto& row : pg::exec(tx, kClaim, std::string(lease_token), lease_ms,
+                                        std::min(limit, kClaimBatchMax))) {
+          const pqxx::binarystring sealed(row[6]);
+          claimed.push_back(ClaimedDelivery{
+              row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
+              row[3].as<std::string>(), *model::parse_mode(row[4].as<std::string>()),
+              row[5].as<std::string>(), sealed.str(), row[7].as<std::string>(), row[8].as<int>(),
+              row[9].as<int>(), std::string(lease_token)});
+        }
+        return claimed;
+      },
+      pg::Pool::Rerun::never);
 }
 
 model::Result<std::optional<std::int64_t>> next_due_in_ms(pg::Pool& pool) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<std::int64_t>> {
-    const auto rows = pg::exec(tx, kNextDue);
-    if (rows.empty()) return std::optional<std::int64_t>();
-    return std::optional<std::int64_t>(rows[0][0].as<std::int64_t>());
-  });
+  return pool.autocommit(
+      [&](pqxx::nontransaction& tx) -> model::Result<std::optional<std::int64_t>> {
+        const auto rows = pg::exec(tx, kNextDue);
+        if (rows.empty()) return std::optional<std::int64_t>();
+        return std::optional<std::int64_t>(rows[0][0].as<std::int64_t>());
+      });
 }
 
 model::Result<std::optional<int>> begin_attempt(pg::Pool& pool, const ClaimedDelivery& delivery) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<int>> {
-    const auto rows = pg::exec(tx, kStartAttempt, delivery.delivery_id, delivery.lease_token,
-                               std::string(kAttemptInFlight));
-    if (rows.empty()) {
-      pg::exec(tx, kRelease, delivery.delivery_id, delivery.lease_token);
-      return std::optional<int>();
-    }
-    return std::optional<int>(rows[0][0].as<int>());
-  });
+  // Never rerun: run twice it would start a second attempt. A connection lost during it leaves
+  // the attempt in doubt, as a crash would (the lease runs out and the delivery is claimed again).
+  return pool.autocommit(
+      [&](pqxx::nontransaction& tx) -> model::Result<std::optional<int>> {
+        const auto rows = pg::exec(tx, kStartAttempt, delivery.delivery_id, delivery.lease_token,
+                                   std::string(kAttemptInFlight));
+        if (rows.empty()) {
+          pg::exec(tx, kRelease, delivery.delivery_id, delivery.lease_token);
+          return std::optional<int>();
+        }
+        return std::optional<int>(rows[0][0].as<int>());
+      },
+      pg::Pool::Rerun::never);
 }
 
 model::Result<Settled> finish_attempt(pg::Pool& pool, const ClaimedDelivery& delivery,

@@ -1,7 +1,8 @@
 // Pool::autocommit against a real database: its statements run without BEGIN and COMMIT, each in
 // a transaction of its own, so a statement stays committed whatever the work does next; the one
 // write the create's answer makes through it (idempotency::complete) keeps the first answer
-// recorded for a key and says whether it recorded this one.
+// recorded for a key and says whether it recorded this one; a lost connection reruns the work
+// only when the caller allows it.
 #include <gtest/gtest.h>
 
 #include "infra/pg/pool.h"
@@ -82,6 +83,31 @@ TEST_F(PoolAutocommit, RecordingAnAnswerKeepsTheFirstAndSaysWhetherItWasThisOne)
   ASSERT_TRUE(stored->has_value());
   EXPECT_EQ((*stored)->response_body, "first");
   EXPECT_EQ((*stored)->response_request_id, "req_first");
+}
+
+// A connection lost during the work (here the backend is terminated under it) may have lost it
+// after a statement committed: by default the work runs again on a fresh connection; with
+// Rerun::never it runs once and the outcome is reported as in doubt.
+TEST_F(PoolAutocommit, ALostConnectionRerunsTheWorkUnlessTheCallerSaysNever) {
+  using Rerun = infra::pg::Pool::Rerun;
+  const auto run = [&](Rerun rerun, int& calls) {
+    return pool_->autocommit(
+        [&](pqxx::nontransaction& tx) -> model::Status {
+          if (++calls == 1) tx.exec("SELECT pg_terminate_backend(pg_backend_pid())");
+          return model::ok_status();
+        },
+        rerun);
+  };
+  int rerun_calls = 0;
+  EXPECT_TRUE(run(Rerun::after_lost_connection, rerun_calls).ok());
+  EXPECT_EQ(rerun_calls, 2);
+  int once_calls = 0;
+  const auto once = run(Rerun::never, once_calls);
+  ASSERT_FALSE(once.ok());
+  EXPECT_EQ(once.error().code, model::ErrorCode::service_unavailable);
+  EXPECT_NE(once.error().message.find("lost while committing"), std::string::npos)
+      << once.error().message;
+  EXPECT_EQ(once_calls, 1);
 }
 
 }  // namespace
