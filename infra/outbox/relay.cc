@@ -204,8 +204,9 @@ model::Result<std::size_t> Relay::record_publications(Recording recording) {
     unrecorded_.pop_front();
   }
   if (ids.empty()) return std::size_t{0};
-  // If this fails, the lease runs out and a relay publishes the rows again (at least once).
-  return pool_.transact([&](pqxx::work& tx) -> model::Result<std::size_t> {
+  // One statement, harmless if run twice (it skips recorded rows): no BEGIN and COMMIT. If it
+  // fails, the lease runs out and a relay publishes the rows again (at least once).
+  return pool_.autocommit([&](pqxx::nontransaction& tx) -> model::Result<std::size_t> {
     return static_cast<std::size_t>(
         pg::exec(tx, kMarkPublished, pg::sql_array(ids)).affected_rows());
   });
