@@ -3,7 +3,7 @@
 #include <atomic>
 #include <mutex>
 
-#include "infra/crypto/crypto.h"
+#include "infra/ids.h"
 #include "infra/pg/pool.h"
 #include "infra/time/clock.h"
 
@@ -51,7 +51,7 @@ SELECT consumed_at IS NOT NULL FROM outbox WHERE message_id = $1)sql"};
 topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view org_id,
                              model::Mode mode, std::string_view resource_id) {
   topics::Envelope envelope;
-  envelope.message_id = "msg_" + crypto::random_base62(24);
+  envelope.message_id = new_id("msg_");
   envelope.type = std::string(topic.message_type);
   envelope.org_id = std::string(org_id);
   envelope.mode = mode;
