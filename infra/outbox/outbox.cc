@@ -10,10 +10,14 @@
 namespace payrail::infra::outbox {
 namespace {
 
-constexpr pg::Statement kInsertMessage{"outbox_insert", R"sql(
+// Deferred to the end of the transaction (pg::defer_row): a worker batch's messages are one
+// statement. Returns the rows, for the hand-over of leased ones to this process's relay.
+constexpr pg::Statement kInsertMessages{"outbox_insert_messages", R"sql(
 INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
-VALUES ($1, $2, $3, $4, now() + $5::bigint * interval '1 millisecond')
-RETURNING id)sql"};
+SELECT message_id, topic, message_key, payload, now() + lease_ms * interval '1 millisecond'
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+  AS n(message_id, topic, message_key, payload, lease_ms)
+RETURNING id, topic, message_key, payload, next_attempt_at > now())sql"};
 
 // The producer reports every message within its message timeout (10 s, kafka::ProducerOptions):
 // a row handed to the relay at most kHandOverAgeMax after its commit has its publication recorded
@@ -63,15 +67,17 @@ topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view or
 std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
                     model::Mode mode, std::string_view resource_id) {
   const auto envelope = new_message(topic, org_id, mode, resource_id);
-  const auto lease_ms = own_relay_lease_ms();
-  auto payload = topics::encode(envelope);
-  const auto inserted = pg::exec(tx, kInsertMessage, envelope.message_id, std::string(topic.name),
-                                 envelope.resource_id, payload, lease_ms);
-  if (lease_ms > 0) {
-    publish_after_commit(inserted[0][0].as<long>(), topic, envelope.resource_id,
-                         std::move(payload));
-  }
+  pg::defer_row(tx, kInsertMessages, pg::LockOrder::messages,
+                {envelope.message_id, std::string(topic.name), envelope.resource_id,
+                 topics::encode(envelope), std::to_string(own_relay_lease_ms())},
+                hand_over_leased);
   return envelope.message_id;
+}
+
+void hand_over_leased(const pqxx::row& inserted) {
+  if (!inserted[4].as<bool>()) return;  // due at once: a relay's claim of every due row takes it
+  publish_after_commit(inserted[0].as<long>(), inserted[1].as<std::string>(),
+                       inserted[2].as<std::string>(), inserted[3].as<std::string>());
 }
 
 long own_relay_lease_ms() {
@@ -81,11 +87,10 @@ long own_relay_lease_ms() {
   return state.messages.size() < kCommittedMax ? kOwnRelayLeaseMs : 0;
 }
 
-void publish_after_commit(long outbox_id, const topics::TopicSpec& topic, std::string key,
-                          std::string payload) {
+void publish_after_commit(long outbox_id, std::string topic, std::string key, std::string payload) {
   pg::after_commit(
       [message = CommittedMessage{
-           outbox_id, std::string(topic.name), std::move(key), std::move(payload), {}}]() mutable {
+           outbox_id, std::move(topic), std::move(key), std::move(payload), {}}]() mutable {
         message.committed_at = std::chrono::steady_clock::now();
         auto& state = committed();
         std::lock_guard lock(state.mutex);

@@ -15,7 +15,8 @@
 namespace payrail::infra::outbox {
 
 // Adds a message for `topic` to the outbox inside the caller's transaction; it is published
-// only if that transaction commits. Returns the message id.
+// only if that transaction commits. Returns the message id. The row is written just before the
+// commit (pg::defer_row: a worker batch's messages of every topic are one statement).
 std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
                     model::Mode mode, std::string_view resource_id);
 
@@ -43,9 +44,13 @@ struct CommittedMessage {
 long own_relay_lease_ms();
 
 // Once the caller's transaction commits, this process's relay publishes the row (the writer
-// calls it for a row it inserted with own_relay_lease_ms() > 0; enqueue() does).
-void publish_after_commit(long outbox_id, const topics::TopicSpec& topic, std::string key,
-                          std::string payload);
+// calls it for a row it inserted with own_relay_lease_ms() > 0; enqueue() does). `topic` is the
+// registry name.
+void publish_after_commit(long outbox_id, std::string topic, std::string key, std::string payload);
+
+// The handler of the rows an outbox insert returns (id, topic, key, payload, leased): hands each
+// leased row to publish_after_commit.
+void hand_over_leased(const pqxx::row& inserted);
 
 // Takes up to `count_max` of the rows this process committed, in commit order (for its relay).
 // Rows that waited here longer than their lease is safe for are dropped: a claim of every due row

@@ -85,9 +85,10 @@ enum class LockOrder {
   transition_logs = 1,  // no row lock beyond those the transaction holds already
   events = 2,           // the organization row FOR KEY SHARE
   event_messages = 3,   // reads the endpoints after that lock
-  balances = 4,
-  spend_counters = 5,
-  consumed_marks = 6,
+  messages = 4,         // outbox rows: no row lock
+  balances = 5,
+  spend_counters = 6,
+  consumed_marks = 7,
 };
 using DeferredRow = std::vector<std::optional<std::string>>;
 using ReturnedRowHandler = void (*)(const pqxx::row& row);

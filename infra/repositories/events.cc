@@ -43,7 +43,7 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
 WHERE EXISTS (SELECT 1 FROM webhook_endpoints endpoint
               WHERE endpoint.org_id = n.org_id AND endpoint.mode = n.mode AND endpoint.active
                 AND endpoint.deleted_at IS NULL AND n.type = ANY (endpoint.events))
-RETURNING id, message_key, payload, next_attempt_at > now())sql"};
+RETURNING id, topic, message_key, payload, next_attempt_at > now())sql"};
 
 constexpr pg::Statement kFind{"events_find",
                               "SELECT " PAYRAIL_EVENT_COLUMNS " FROM events WHERE id = $1"};
@@ -64,13 +64,6 @@ EventRow read_row(const pqxx::row& row) {
                   row[7].as<std::string>()};
 }
 
-// A message leased to this process's relay is handed to it after the commit.
-void hand_over(const pqxx::row& enqueued) {
-  if (!enqueued[3].as<bool>()) return;
-  outbox::publish_after_commit(enqueued[0].as<long>(), topics::kEvents,
-                               enqueued[1].as<std::string>(), enqueued[2].as<std::string>());
-}
-
 }  // namespace
 
 std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& payload) {
@@ -84,7 +77,7 @@ std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& p
   pg::defer_row(tx, kEnqueueForSubscribers, pg::LockOrder::event_messages,
                 {message.message_id, std::string(topics::kEvents.name), id, topics::encode(message),
                  event.org_id, mode, event.type, std::to_string(outbox::own_relay_lease_ms())},
-                hand_over);
+                outbox::hand_over_leased);
   return id;
 }
 
