@@ -16,11 +16,13 @@ struct Broadcast {
   std::optional<std::string> failure_reason;
 };
 
+// Both take the payout's row lock first (payouts::lock), and each is one statement.
 // Records the intent (idempotent) and returns the current attempt.
 Broadcast begin(pqxx::work& tx, const std::string& payout_id);
-// Records the outcome once; a second call changes nothing.
-void finish(pqxx::work& tx, const std::string& payout_id, bool accepted, const std::string& tx_hash,
-            const std::string& failure_reason);
+// Records the outcome once; a second call changes nothing. Returns the recorded attempt: with
+// this outcome, or with the one recorded first (nullopt when no intent was recorded).
+std::optional<Broadcast> finish(pqxx::work& tx, const std::string& payout_id, bool accepted,
+                                const std::string& tx_hash, const std::string& failure_reason);
 std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id);
 // Milliseconds until `delay_ms` after the broadcast finished (database time); 0 when past.
 long remaining_delay_ms(pqxx::work& tx, const std::string& payout_id, long delay_ms);

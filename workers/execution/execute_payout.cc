@@ -43,8 +43,8 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
     return model::ok_status();
   }
   const auto& id = payout->resource.id;
-  broadcasts::finish(tx, id, outcome.accepted, outcome.tx_hash, outcome.failure_reason);
-  const auto recorded = *broadcasts::find(tx, id);  // the first recorded outcome wins
+  const auto recorded =  // the first recorded outcome wins
+      *broadcasts::finish(tx, id, outcome.accepted, outcome.tx_hash, outcome.failure_reason);
   if (recorded.outcome == "rejected") {
     payouts::transition(tx, *payout, model::PayoutTrigger::broadcast_failed,
                         {.failure_reason = recorded.failure_reason});
