@@ -23,8 +23,7 @@ inline constexpr std::size_t kIdRandomCharacters = 16;
 
 // The fixed-width base62 spelling of `value`, most significant character first.
 inline std::string base62_fixed_width(std::uint64_t value, std::size_t width) {
-  constexpr std::string_view kAlphabet =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  constexpr auto kAlphabet = crypto::kBase62Alphabet;
   std::string output(width, kAlphabet[0]);
   for (std::size_t position = width; position > 0 && value > 0; --position) {
     output[position - 1] = kAlphabet[value % kAlphabet.size()];

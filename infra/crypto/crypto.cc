@@ -16,8 +16,6 @@
 namespace payrail::infra::crypto {
 namespace {
 
-constexpr std::string_view kBase62Alphabet =
-    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 constexpr std::string_view kBase64UrlAlphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 constexpr std::string_view kHexDigits = "0123456789abcdef";

@@ -20,7 +20,11 @@ inline constexpr std::size_t kAesTagBytes = 16;
 // worse than no service.
 std::string random_bytes(std::size_t count);
 
-// Uniformly distributed characters from [0-9A-Za-z] (rejection sampling, no modulo bias).
+// In ASCII order, so base62 spellings of numbers of one width sort as the numbers do (ids.h).
+inline constexpr std::string_view kBase62Alphabet =
+    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+// Uniformly distributed characters from kBase62Alphabet (rejection sampling, no modulo bias).
 std::string random_base62(std::size_t length);
 
 // Raw 32-byte digest, and its lowercase hex form.
