@@ -16,6 +16,7 @@
 #include "infra/kafka/producer.h"
 #include "infra/log/log.h"
 #include "infra/outbox/relay.h"
+#include "infra/pg/grouped_writes.h"
 #include "infra/pg/pool.h"
 #include "infra/rates/rate_source.h"
 #include "infra/repositories/rate_limits.h"
@@ -70,9 +71,23 @@ int main() {
   const auto router = api::build_router();
   api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
                           static_cast<std::size_t>(config.api_queue_max));
-  api::Services services{config,   &pool,  &*sessions,           &api_keys,         &rate_limiter,
-                         &health,  &relay, countries->get(),     &payout_decisions, &router,
-                         &workers, &rates, &collection_providers};
+  infra::pg::GroupedWrites creates(
+      pool, {.max_requests = static_cast<std::size_t>(config.create_group_max),
+             .max_groups = static_cast<std::size_t>(config.create_groups)});
+  api::Services services{.config = config,
+                         .db = &pool,
+                         .sessions = &*sessions,
+                         .api_keys = &api_keys,
+                         .rate_limiter = &rate_limiter,
+                         .health = &health,
+                         .relay = &relay,
+                         .countries = countries->get(),
+                         .payout_decisions = &payout_decisions,
+                         .router = &router,
+                         .workers = &workers,
+                         .rates = &rates,
+                         .collection_providers = &collection_providers,
+                         .creates = &creates};
 
   relay.start();
   payout_decisions.start();

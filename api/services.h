@@ -5,7 +5,8 @@
 
 namespace payrail::infra::pg {
 class Pool;
-}
+class GroupedWrites;
+}  // namespace payrail::infra::pg
 namespace payrail::infra::auth {
 class JwtVerifier;
 }
@@ -47,6 +48,7 @@ struct Services {
   WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
   const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
   const infra::collections::CollectionProviders* collection_providers = nullptr;
+  infra::pg::GroupedWrites* creates = nullptr;  // payout and fiat payout creates, grouped
 };
 
 }  // namespace payrail::api

@@ -12,8 +12,10 @@
 #include "infra/log/log.h"
 #include "infra/outbox/relay.h"
 #include "infra/partners/payout_partner.h"
+#include "infra/pg/grouped_writes.h"
 #include "infra/rates/rate_source.h"
 #include "infra/repositories/fiat_payouts.h"
+#include "infra/repositories/ledger.h"
 #include "infra/repositories/rails.h"
 #include "infra/repositories/screening_workers.h"
 #include "schemas/model/corridors.h"
@@ -215,7 +217,10 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
   if (!request.ok()) return responder.send_error(request.error());
   request->id = infra::new_id("fpo_");
   screened_create::DecisionWait decision(context, kFiatPayoutResource, request->scope, request->id);
-  auto outcome = fiat_payouts::create(*services.db, *request);
+  auto outcome = services.creates->write_one<fiat_payouts::CreateOutcome>(
+      infra::repositories::ledger::balance_key(request->scope.org_id, request->scope.mode,
+                                               fiat_payouts::kFundingAsset),
+      [&](pqxx::work& tx) { return fiat_payouts::create(tx, *request); });
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
     return screened_create::respond_existing(*context, std::move(responder), kFiatPayoutResource,

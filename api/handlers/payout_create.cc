@@ -10,6 +10,8 @@
 #include "infra/crypto/crypto.h"
 #include "infra/ids.h"
 #include "infra/outbox/relay.h"
+#include "infra/pg/grouped_writes.h"
+#include "infra/repositories/ledger.h"
 #include "infra/repositories/payouts.h"
 #include "infra/repositories/screening_workers.h"
 #include "schemas/model/destination.h"
@@ -144,7 +146,10 @@ void create_payout(ContextPtr context, Responder responder) {
   }
   request->id = infra::new_id("po_");
   screened_create::DecisionWait decision(context, kPayoutResource, request->scope, request->id);
-  auto outcome = payouts::create(*services.db, *request);
+  auto outcome = services.creates->write_one<payouts::CreateOutcome>(
+      infra::repositories::ledger::balance_key(request->scope.org_id, request->scope.mode,
+                                               request->currency),
+      [&](pqxx::work& tx) { return payouts::create(tx, *request); });
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
     return screened_create::respond_existing(*context, std::move(responder), kPayoutResource, keyed,

@@ -40,6 +40,10 @@ struct Config {
   int api_queue_max = 2048;
   int db_pool_size = 16;
   int db_acquire_timeout_ms = 2000;
+  // Creates that arrive while others are written share a transaction (pg::GroupedWrites): at
+  // most this many per transaction, and this many such transactions at once.
+  int create_group_max = 16;
+  int create_groups = 4;
 
   // Identity-provider sessions.
   std::string idp_issuer = "payrail-dev";

@@ -126,6 +126,14 @@ void record_batch(std::string_view group, std::size_t messages) {
   sizes.Add(labels({{"group", group}}), kBatchBuckets).Observe(static_cast<double>(messages));
 }
 
+void record_write_group(std::string_view pool, std::size_t requests, std::string_view pass) {
+  static const Histogram::BucketBoundaries kGroupBuckets{1, 2, 4, 8, 16, 32, 64};
+  static auto& sizes = histogram("payrail_db_group_requests",
+                                 "Requests written together in one transaction (grouped creates).");
+  sizes.Add(labels({{"pool", pool}, {"pass", pass}}), kGroupBuckets)
+      .Observe(static_cast<double>(requests));
+}
+
 void record_message_failure(std::string_view topic, std::string_view group, bool parked) {
   static auto& failures =
       counter("payrail_message_failures_total",

@@ -49,6 +49,7 @@ struct Frame {
   const pqxx::connection_base* connection = nullptr;  // the transaction's; a savepoint's parent's
   std::vector<std::function<void()>> hooks;
   std::vector<DeferredWrite> writes;
+  bool grouped = false;  // mark_grouped
 };
 
 thread_local std::vector<Frame> t_frames;
@@ -127,6 +128,23 @@ void flush_deferred(pqxx::work& tx) {
   std::stable_sort(writes.begin(), writes.end(),
                    [](const auto& a, const auto& b) { return a.order < b.order; });
   for (const auto& deferred : writes) write(tx, deferred);
+}
+
+void flush_deferred_early(pqxx::work& tx) {
+  const auto* frame = frame_of(tx);
+  if (frame && frame->grouped) return;
+  flush_deferred(tx);
+}
+
+model::Status flush_guarded(pqxx::work& tx) {
+  return guarded([&] {
+    flush_deferred(tx);
+    return model::ok_status();
+  });
+}
+
+void mark_grouped(pqxx::work& tx) {
+  if (auto* frame = frame_of(tx)) frame->grouped = true;
 }
 
 CommitHooks::CommitHooks() {

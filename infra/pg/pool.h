@@ -96,6 +96,13 @@ void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, Defe
                ReturnedRowHandler on_returned = nullptr);
 void flush_deferred(pqxx::work& tx);
 
+// flush_deferred() just before taking a contended row lock (an organization's balance), so that
+// the lock is held for the fewest statements before the commit. In a transaction that writes a
+// group of requests (GroupedWrites, which calls mark_grouped) the lock is held to the group's
+// commit anyway: the rows then wait for the commit and are written once for the whole group.
+void flush_deferred_early(pqxx::work& tx);
+void mark_grouped(pqxx::work& tx);
+
 // Runs a named statement, preparing it on this connection the first time it is used.
 template <class Transaction, class... Args>
 pqxx::result exec(Transaction& tx, const Statement& statement, Args&&... args) {
@@ -157,6 +164,22 @@ class Pool {
 enum class FailureKind { retry, reconnect, in_doubt, permanent };
 FailureKind classify_failure(const std::exception& failure);
 model::Error database_error(FailureKind kind, const std::exception& failure);
+
+// Runs one step of a batch (a worker's message, one request of a group). A lost connection, a
+// serialization failure or a deadlock is the database's, not the step's: it is rethrown, and the
+// whole transaction is retried (Pool::transact). Any other failure is the step's own error.
+template <class Step>
+model::Status guarded(Step&& step) {
+  try {
+    return step();
+  } catch (const std::exception& failure) {
+    if (classify_failure(failure) != FailureKind::permanent) throw;
+    return model::Error::make(model::ErrorCode::internal_error, failure.what());
+  }
+}
+
+// flush_deferred() as a guarded step.
+model::Status flush_guarded(pqxx::work& tx);
 
 template <class Work>
 auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) {

@@ -17,7 +17,6 @@ namespace {
 using model::FiatPayoutTrigger;
 
 constexpr std::string_view kResource = "fiat_payout";
-constexpr std::string_view kFundingAsset = "USDC";
 
 #define PAYRAIL_FIAT_PAYOUT_COLUMNS \
   "id, org_id, mode, status, amount::text, currency, country, beneficiary_name, account_type, "   \
@@ -190,37 +189,35 @@ std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& cur
   return after;
 }
 
-model::Result<CreateOutcome> create(pg::Pool& pool, const NewFiatPayout& request) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<CreateOutcome> {
-    const auto& id = request.id;
-    if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
-      return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
-    }
-    const auto& scope = request.scope;
-    const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
-    if (auto within = spend::check_per_payout(request.amount_usd, limits); !within.ok()) {
-      return within.error();
-    }
-    auto created = read_row(
-        pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount,
-                 request.currency, request.country, request.beneficiary_name, request.account_type,
-                 pqxx::binarystring(request.account_sealed.data(), request.account_sealed.size()),
-                 request.account_masked_json, request.usdc_amount, request.rate, request.rate_as_of,
-                 request.amount_usd, request.metadata_json)[0]);
-    outbox::enqueue(tx, topics::kFiatPayoutsRequested, scope.org_id, scope.mode, id);
-    const auto transition =
-        *model::find_fiat_payout_transition(std::nullopt, FiatPayoutTrigger::create);
-    if (!apply_effects(tx, created, transition, std::nullopt)) {
-      return model::Error::make(model::ErrorCode::insufficient_balance,
-                                "The available USDC balance is below the " + request.usdc_amount +
-                                    " USDC this payout needs.");
-    }
-    if (auto reserved = spend::reserve(tx, scope.org_id, scope.mode, request.amount_usd, limits);
-        !reserved.ok()) {
-      return reserved.error();
-    }
-    return CreateOutcome{std::move(created), std::nullopt};
-  });
+model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request) {
+  const auto& id = request.id;
+  if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
+    return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
+  }
+  const auto& scope = request.scope;
+  const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
+  if (auto within = spend::check_per_payout(request.amount_usd, limits); !within.ok()) {
+    return within.error();
+  }
+  auto created = read_row(
+      pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount,
+               request.currency, request.country, request.beneficiary_name, request.account_type,
+               pqxx::binarystring(request.account_sealed.data(), request.account_sealed.size()),
+               request.account_masked_json, request.usdc_amount, request.rate, request.rate_as_of,
+               request.amount_usd, request.metadata_json)[0]);
+  outbox::enqueue(tx, topics::kFiatPayoutsRequested, scope.org_id, scope.mode, id);
+  const auto transition =
+      *model::find_fiat_payout_transition(std::nullopt, FiatPayoutTrigger::create);
+  if (!apply_effects(tx, created, transition, std::nullopt)) {
+    return model::Error::make(model::ErrorCode::insufficient_balance,
+                              "The available USDC balance is below the " + request.usdc_amount +
+                                  " USDC this payout needs.");
+  }
+  if (auto reserved = spend::reserve(tx, scope.org_id, scope.mode, request.amount_usd, limits);
+      !reserved.ok()) {
+    return reserved.error();
+  }
+  return CreateOutcome{std::move(created), std::nullopt};
 }
 
 FiatPayoutRow record_send(pqxx::work& tx, const FiatPayoutRow& payout, bool accepted,

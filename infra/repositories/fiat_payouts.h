@@ -67,15 +67,20 @@ struct NewFiatPayout {
   std::optional<std::string> metadata_json;
 };
 
+// Every fiat payout is funded from (holds) the organization's USDC balance.
+inline constexpr std::string_view kFundingAsset = "USDC";
+
 struct CreateOutcome {
   std::optional<FiatPayoutRow> created;
   std::optional<idempotency::Record> existing;  // the key was already used
 };
 
-// One transaction, checks in the payouts' fixed order: idempotency record, per-payout limit, hold
-// of the USDC funding (insufficient_balance), daily then monthly limits (limit_exceeded), then
-// the fiat payout `pending` and its fiat_payouts.requested message. Any refusal rolls back all.
-model::Result<CreateOutcome> create(pg::Pool& pool, const NewFiatPayout& request);
+// Checks in the payouts' fixed order: idempotency record, per-payout limit, hold of the USDC
+// funding (insufficient_balance), daily then monthly limits (limit_exceeded), then the fiat payout
+// `pending` and its fiat_payouts.requested message. Runs in the caller's transaction, which may
+// hold other creates (pg::GroupedWrites, keyed by ledger::balance_key of USDC): a refusal is an
+// error result, and the caller rolls back what it wrote.
+model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request);
 
 // Records the partner's answer to the send (sent_at now, and when accepted its reference and
 // tracking.estimated_settlement `settlement_minutes` later) unless an answer is already recorded:

@@ -70,7 +70,7 @@ WITH change AS (
   GROUP BY org_id, mode, asset),
 locked AS (
   SELECT b.org_id, b.mode, b.asset FROM balances b JOIN change USING (org_id, mode, asset)
-  ORDER BY b.org_id, b.mode, b.asset FOR UPDATE OF b),
+  ORDER BY b.org_id COLLATE "C", b.mode COLLATE "C", b.asset COLLATE "C" FOR UPDATE OF b),
 updated AS (
   UPDATE balances b SET available = b.available + change.available,
                         held = b.held + change.held, updated_at = now()
@@ -143,12 +143,20 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
   }
   // What the transaction deferred so far (its transition log, its events) is written first, so
   // that the balance row is held for the fewest statements before the commit.
-  pg::flush_deferred(tx);
+  pg::flush_deferred_early(tx);
   const auto updated =
       pg::exec(tx, kHoldBalance, std::string(org_id), std::string(model::mode_name(mode)),
                std::string(asset), available, held);
   // Its lock is held from here until the caller's transaction ends.
   return updated.empty() ? Applied::insufficient_balance : Applied::applied;
+}
+
+std::string balance_key(std::string_view org_id, model::Mode mode, std::string_view asset) {
+  // The unit separator sorts below every character of an id, a mode or an asset: the keys sort
+  // as the (org_id, mode, asset) tuples do under the "C" collation.
+  constexpr char kSeparator = '\x1f';
+  return std::string(org_id) + kSeparator + std::string(model::mode_name(mode)) + kSeparator +
+         std::string(asset);
 }
 
 void open_accounts(pqxx::work& tx, std::string_view org_id) {

@@ -36,12 +36,18 @@ enum class Applied { applied, already_applied, insufficient_balance };
 // Applies `movement` of `amount` (a decimal string) for `resource_id`. A payout's hold and its
 // one outcome (release, refund or settle), and a collection's credit, can each be applied only
 // once: a second attempt returns already_applied and changes nothing. A hold changes the balance
-// at once (it may find it short), after writing what the transaction deferred so far; every other
+// at once (it may find it short), after writing what the transaction deferred so far
+// (pg::flush_deferred_early: not in a grouped transaction); every other
 // movement's balance change is written just before the transaction commits (pg::defer_row), so a
 // read of the balance in the same transaction does not see it yet.
 Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::string_view asset,
               Movement movement, std::optional<std::string_view> resource_id,
               const std::string& amount);
+
+// The order transactions take balance row locks in: the deferred balance changes lock theirs
+// sorted so (ORDER BY ... COLLATE "C"), and a group of creates (pg::GroupedWrites) is written in
+// the order of these keys, so neither waits for the other in a cycle.
+std::string balance_key(std::string_view org_id, model::Mode mode, std::string_view asset);
 
 // Creates the zero balances of a new organization (both modes, every asset) and funds the test
 // mode sandbox (1,000,000 USDC, 1,000,000 USDT, 1,000 ETH).

@@ -157,33 +157,31 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, Pa
   return after;
 }
 
-model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request) {
-  return pool.transact([&](pqxx::work& tx) -> model::Result<CreateOutcome> {
-    const auto& id = request.id;
-    if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
-      return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
-    }
-    const auto& scope = request.scope;
-    const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
-    if (auto within = spend::check_per_payout(request.amount_usd, limits); !within.ok()) {
-      return within.error();
-    }
-    auto created = read_row(pg::exec(
-        tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount, request.currency,
-        request.network, request.address, request.metadata_json, request.amount_usd)[0]);
-    outbox::enqueue(tx, topics::kPayoutsRequested, scope.org_id, scope.mode, id);
-    const auto transition = *model::find_payout_transition(std::nullopt, PayoutTrigger::create);
-    if (!apply_effects(tx, created, transition)) {
-      return model::Error::make(
-          model::ErrorCode::insufficient_balance,
-          "The available " + request.currency + " balance is below the payout amount.");
-    }
-    if (auto reserved = spend::reserve(tx, scope.org_id, scope.mode, request.amount_usd, limits);
-        !reserved.ok()) {
-      return reserved.error();
-    }
-    return CreateOutcome{std::move(created), std::nullopt};
-  });
+model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request) {
+  const auto& id = request.id;
+  if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
+    return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
+  }
+  const auto& scope = request.scope;
+  const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
+  if (auto within = spend::check_per_payout(request.amount_usd, limits); !within.ok()) {
+    return within.error();
+  }
+  auto created = read_row(pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode),
+                                   request.amount, request.currency, request.network,
+                                   request.address, request.metadata_json, request.amount_usd)[0]);
+  outbox::enqueue(tx, topics::kPayoutsRequested, scope.org_id, scope.mode, id);
+  const auto transition = *model::find_payout_transition(std::nullopt, PayoutTrigger::create);
+  if (!apply_effects(tx, created, transition)) {
+    return model::Error::make(
+        model::ErrorCode::insufficient_balance,
+        "The available " + request.currency + " balance is below the payout amount.");
+  }
+  if (auto reserved = spend::reserve(tx, scope.org_id, scope.mode, request.amount_usd, limits);
+      !reserved.ok()) {
+    return reserved.error();
+  }
+  return CreateOutcome{std::move(created), std::nullopt};
 }
 
 namespace {

@@ -65,10 +65,12 @@ struct CreateOutcome {
   std::optional<idempotency::Record> existing;  // the key was already used
 };
 
-// One transaction, checks in a fixed order: idempotency record, per-payout limit, hold on the
-// balance (insufficient_balance), daily then monthly limits (limit_exceeded), then the payout
-// `pending`, its event and the payouts.requested message. Any refusal rolls everything back.
-model::Result<CreateOutcome> create(pg::Pool& pool, const NewPayout& request);
+// Checks in a fixed order: idempotency record, per-payout limit, hold on the balance
+// (insufficient_balance), daily then monthly limits (limit_exceeded), then the payout `pending`,
+// its event and the payouts.requested message. Runs in the caller's transaction, which may hold
+// other creates (pg::GroupedWrites, keyed by ledger::balance_key of the payout's currency): a
+// refusal is an error result, and the caller rolls back what it wrote.
+model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request);
 
 // Intent-named operations of the API. Errors: resource_missing (not this organization's),
 // payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).

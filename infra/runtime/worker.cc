@@ -30,25 +30,8 @@ struct Attempt {
   bool failed = false;  // some message failed (the fast attempt then rolls back)
 };
 
-// Runs one step of a pass (a message, or writing the deferred balance changes). A lost
-// connection, a serialization failure or a deadlock is the database's, not the message's: the
-// whole batch is retried (Pool::transact). Any other failure is the step's.
-template <class Step>
-model::Status guarded(Step&& step) {
-  try {
-    return step();
-  } catch (const std::exception& failure) {
-    if (pg::classify_failure(failure) != pg::FailureKind::permanent) throw;
-    return model::Error::make(model::ErrorCode::internal_error, failure.what());
-  }
-}
-
-model::Status flush_guarded(pqxx::work& tx) {
-  return guarded([&] {
-    pg::flush_deferred(tx);
-    return model::ok_status();
-  });
-}
+using pg::flush_guarded;
+using pg::guarded;
 
 std::pair<std::string, int32_t> partition_of(const kafka::Delivery& delivery) {
   return {delivery.topic, delivery.partition};

@@ -1,0 +1,123 @@
+#include "infra/pg/grouped_writes.h"
+
+#include <algorithm>
+
+#include "infra/log/log.h"
+#include "infra/metrics/metrics.h"
+
+namespace payrail::infra::pg {
+namespace {
+
+void set_all(std::vector<GroupedWrites::Request*>& group, const model::Status& status) {
+  for (auto* request : group) request->status = status;
+}
+
+// Every request in its own savepoint, with its deferred rows written inside it: a refused or
+// failing request is rolled back alone. Returns each request's status, valid once committed.
+model::Status write_isolated(pqxx::work& tx, std::vector<GroupedWrites::Request*>& group) {
+  for (auto* request : group) {
+    tx.exec0("SAVEPOINT request");
+    std::optional<SavepointHooks> hooks(std::in_place);
+    auto status = guarded([&] { return request->apply(tx); });
+    if (status.ok()) status = flush_guarded(tx);
+    request->status = status;
+    if (status.ok()) {
+      tx.exec0("RELEASE SAVEPOINT request");
+      hooks->keep();
+      continue;
+    }
+    hooks.reset();  // its hooks and deferred rows go with the savepoint
+    tx.exec0("ROLLBACK TO SAVEPOINT request");
+  }
+  return model::ok_status();
+}
+
+}  // namespace
+
+GroupedWrites::GroupedWrites(Pool& pool, GroupOptions options) : pool_(pool), options_(options) {
+  options_.max_requests = std::max<std::size_t>(1, options_.max_requests);
+  options_.max_groups = std::max<std::size_t>(1, options_.max_groups);
+}
+
+model::Status GroupedWrites::write(Request& request) {
+  std::unique_lock lock(mutex_);
+  waiting_.push_back(&request);
+  // The caller waits for its request to be written, and writes the waiting group itself whenever
+  // a slot is free: the first request of an idle system is written at once and alone.
+  while (!request.done) {
+    if (writing_ < options_.max_groups && !waiting_.empty()) {
+      auto group = take_group();
+      ++writing_;
+      lock.unlock();
+      write_group(group);
+      lock.lock();
+      --writing_;
+      for (auto* written : group) written->done = true;
+      changed_.notify_all();
+    } else {
+      changed_.wait(lock);
+    }
+  }
+  return request.status;
+}
+
+std::size_t GroupedWrites::waiting() {
+  std::lock_guard lock(mutex_);
+  return waiting_.size();
+}
+
+std::vector<GroupedWrites::Request*> GroupedWrites::take_group() {
+  const auto count = std::min(options_.max_requests, waiting_.size());
+  std::vector<Request*> group(waiting_.begin(), waiting_.begin() + static_cast<long>(count));
+  waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<long>(count));
+  return group;
+}
+
+void GroupedWrites::write_group(std::vector<Request*>& group) {
+  // A request's status must be set whatever happens, or its caller would wait forever.
+  try {
+    std::stable_sort(group.begin(), group.end(),
+                     [](const Request* a, const Request* b) { return a->lock_key < b->lock_key; });
+    if (group.size() == 1) {
+      auto* request = group.front();
+      request->status = pool_.transact([&](pqxx::work& tx) { return request->apply(tx); });
+      metrics::record_write_group(pool_.options().application_name, 1, "alone");
+      return;
+    }
+    write_fast_or_isolated(group);
+  } catch (const std::exception& failure) {
+    log::error("postgres.group_failed", {{"error", failure.what()}});
+    set_all(group, model::Error::make(model::ErrorCode::internal_error, failure.what()));
+  }
+}
+
+void GroupedWrites::write_fast_or_isolated(std::vector<Request*>& group) {
+  bool refused = false;
+  const auto fast = pool_.transact([&](pqxx::work& tx) -> model::Status {
+    refused = false;
+    mark_grouped(tx);
+    for (auto* request : group) {
+      auto status = guarded([&] { return request->apply(tx); });
+      if (!status.ok()) {
+        refused = true;
+        return status;
+      }
+    }
+    // The group's deferred rows together; if they fail, one request's row is the cause, and the
+    // savepoint pass finds which.
+    auto flushed = flush_guarded(tx);
+    refused = !flushed.ok();
+    return flushed;
+  });
+  const auto& pool_name = pool_.options().application_name;
+  if (fast.ok() || !refused) {
+    set_all(group, fast);
+    metrics::record_write_group(pool_name, group.size(), "together");
+    return;
+  }
+  const auto isolated = pool_.transact([&](pqxx::work& tx) { return write_isolated(tx, group); });
+  if (!isolated.ok()) set_all(group, isolated);
+  metrics::record_write_group(pool_name, group.size(), "isolated");
+}
+
+}  // namespace payrail::infra::pg

@@ -1,0 +1,91 @@
+// Grouped writes: requests that arrive while others are being written share one transaction.
+//
+// A create is a dozen short statements, and BEGIN, COMMIT and the rows deferred to the commit
+// (its transition log, its event, its outbox message) are a third of them. When creates arrive
+// faster than one transaction finishes, the callers waiting for a free slot are written together:
+// one BEGIN, one COMMIT, one statement per deferred kind for the whole group. Nothing is waited
+// for on purpose: a request that finds a slot free is written at once, alone, as before.
+//
+// Each request keeps its own outcome. The group first runs without savepoints (the fast pass); if
+// any request is refused (an error result, such as insufficient_balance, or a failure of its own
+// statement) the transaction is rolled back and the group runs again with a savepoint per
+// request, so the refused one is rolled back alone and the others commit. A failure of the
+// database itself (lost connection, deadlock, serialization) is the group's: Pool::transact
+// retries the whole group, or every request gets the error.
+//
+// The requests of a group are written in the order of their lock keys (their organization's
+// balance), stable for equal keys, so two groups take those row locks in the same order.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "infra/pg/pool.h"
+
+namespace payrail::infra::pg {
+
+struct GroupOptions {
+  std::size_t max_requests = 16;  // in one transaction
+  std::size_t max_groups = 4;     // transactions of this kind writing at once
+};
+
+class GroupedWrites {
+ public:
+  // One request: `apply` runs in the group's transaction (possibly more than once: a retried
+  // transaction, the savepoint pass) and keeps its own outcome; an error result refuses it.
+  struct Request {
+    std::string lock_key;
+    std::function<model::Status(pqxx::work& tx)> apply;
+    model::Status status = model::ok_status();  // after the transaction ended
+    bool done = false;
+  };
+
+  GroupedWrites(Pool& pool, GroupOptions options);
+  GroupedWrites(const GroupedWrites&) = delete;
+  GroupedWrites& operator=(const GroupedWrites&) = delete;
+
+  // Blocks until the transaction holding `request` ended, then returns request.status: ok once
+  // committed, the refusal or the database's error otherwise.
+  model::Status write(Request& request);
+
+  // Runs `apply` (returning a model::Result) grouped, and returns its committed outcome.
+  template <class Outcome, class Apply>
+  model::Result<Outcome> write_one(std::string lock_key, Apply&& apply);
+
+  // Requests waiting for a group (not yet being written).
+  std::size_t waiting();
+
+ private:
+  std::vector<Request*> take_group();  // under mutex_
+  void write_group(std::vector<Request*>& group);
+  void write_fast_or_isolated(std::vector<Request*>& group);
+
+  Pool& pool_;
+  GroupOptions options_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Request*> waiting_;
+  std::size_t writing_ = 0;  // groups being written
+};
+
+template <class Outcome, class Apply>
+model::Result<Outcome> GroupedWrites::write_one(std::string lock_key, Apply&& apply) {
+  std::optional<Outcome> outcome;
+  Request request{std::move(lock_key), [&](pqxx::work& tx) -> model::Status {
+                    auto result = apply(tx);
+                    if (!result.ok()) return result.error();
+                    outcome = std::move(result.value());
+                    return model::ok_status();
+                  }};
+  if (auto status = write(request); !status.ok()) return status.error();
+  return std::move(*outcome);
+}
+
+}  // namespace payrail::infra::pg

@@ -1,0 +1,257 @@
+// Grouped creates (pg::GroupedWrites) against a real database, with the real payout create: the
+// requests that wait while a group is written are written together in one transaction; a refused
+// request (insufficient_balance, limit_exceeded, a failing statement) is rolled back alone and
+// the rest of its group commits; two requests with one Idempotency-Key in one group create one
+// payout; a request that finds a slot free is written alone at once.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+
+#include "infra/ids.h"
+#include "infra/pg/grouped_writes.h"
+#include "infra/repositories/ledger.h"
+#include "infra/repositories/payouts.h"
+#include "infra/repositories/spend.h"
+#include "tests/support/database.h"
+
+namespace payrail::testing {
+namespace {
+
+namespace ledger = infra::repositories::ledger;
+namespace payouts = infra::repositories::payouts;
+namespace spend = infra::repositories::spend;
+using Outcome = model::Result<payouts::CreateOutcome>;
+
+class GroupedWrites : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    database_ = new TestDatabase();
+    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 4});
+  }
+  static void TearDownTestSuite() {
+    delete pool_;
+    delete database_;
+  }
+
+  // A new organization with its test-mode sandbox funding (1,000,000 USDC).
+  static std::string new_organization() {
+    static int count = 0;
+    const auto org_id = "org_grouped_" + std::to_string(++count);
+    database_->add_organization(org_id);
+    const auto opened = pool_->transact([&](pqxx::work& tx) -> model::Status {
+      ledger::open_accounts(tx, org_id);
+      return model::ok_status();
+    });
+    EXPECT_TRUE(opened.ok());
+    return org_id;
+  }
+
+  static payouts::NewPayout payout(const std::string& org_id, const std::string& amount,
+                                   std::string key = "") {
+    payouts::NewPayout request;
+    request.id = infra::new_id("po_");
+    if (key.empty()) key = "key-" + request.id;
+    request.scope = {org_id, model::Mode::test, key};
+    request.endpoint = "POST /v1/payouts";
+    request.request_hash = "hash-" + key;
+    request.amount = amount;
+    request.currency = "USDC";
+    request.network = "ethereum";
+    request.address = "0x52908400098527886E0F7030069857D2E4169EE7";
+    request.amount_usd = amount;
+    return request;
+  }
+
+  static std::string lock_key(const payouts::NewPayout& request) {
+    return ledger::balance_key(request.scope.org_id, request.scope.mode, request.currency);
+  }
+
+  // Writes requests[0] first and holds its transaction open until every other request waits, so
+  // that those are written as one group (max_requests permitting). Returns each one's outcome.
+  static std::vector<Outcome> write_behind_first(infra::pg::GroupedWrites& writes,
+                                                 const std::vector<payouts::NewPayout>& requests) {
+    std::vector<std::optional<Outcome>> outcomes(requests.size());
+    std::atomic<bool> first_started = false;
+    std::vector<std::thread> threads;
+    threads.emplace_back([&] {
+      outcomes[0] =
+          writes.write_one<payouts::CreateOutcome>(lock_key(requests[0]), [&](pqxx::work& tx) {
+            first_started = true;
+            while (writes.waiting() < requests.size() - 1) std::this_thread::yield();
+            return payouts::create(tx, requests[0]);
+          });
+    });
+    while (!first_started) std::this_thread::yield();
+    for (std::size_t i = 1; i < requests.size(); ++i) {
+      threads.emplace_back([&, i] {
+        outcomes[i] = writes.write_one<payouts::CreateOutcome>(
+            lock_key(requests[i]),
+            [&, i](pqxx::work& tx) { return payouts::create(tx, requests[i]); });
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    std::vector<Outcome> results;
+    for (auto& outcome : outcomes) results.push_back(std::move(*outcome));
+    return results;
+  }
+
+  // How many transactions wrote these payouts: created_at is now(), the start of the transaction
+  // (xmin would count each savepoint's subtransaction apart).
+  static int transactions_of(const std::vector<payouts::NewPayout>& requests) {
+    std::string ids;
+    for (const auto& request : requests) ids += (ids.empty() ? "'" : ",'") + request.id + "'";
+    return std::stoi(database_->scalar(
+        "SELECT count(DISTINCT created_at) FROM payouts WHERE id IN (" + ids + ")"));
+  }
+
+  static std::string count(const std::string& table, const std::string& where) {
+    return database_->scalar("SELECT count(*) FROM " + table + " WHERE " + where);
+  }
+
+  static std::string held(const std::string& org_id) {
+    return database_->scalar("SELECT held::numeric(20,2)::text FROM balances WHERE org_id = '" +
+                             org_id + "' AND mode = 'test' AND asset = 'USDC'");
+  }
+
+  static inline TestDatabase* database_ = nullptr;
+  static inline infra::pg::Pool* pool_ = nullptr;
+};
+
+TEST_F(GroupedWrites, RequestsThatWaitAreWrittenInOneTransaction) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto first = new_organization();
+  const auto second = new_organization();
+  std::vector<payouts::NewPayout> requests;
+  for (int i = 0; i < 17; ++i) requests.push_back(payout(i % 2 == 0 ? first : second, "10.00"));
+
+  const auto outcomes = write_behind_first(writes, requests);
+
+  for (const auto& outcome : outcomes) {
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    ASSERT_TRUE(outcome->created.has_value());
+  }
+  EXPECT_EQ(transactions_of(requests), 2);  // the first alone, the other 16 together
+  EXPECT_EQ(held(first), "90.00");
+  EXPECT_EQ(held(second), "80.00");
+  // Each payout has its own transition log, event and payouts.requested message.
+  EXPECT_EQ(count("payout_transitions", "payout_id IN (SELECT id FROM payouts WHERE org_id IN ('" +
+                                            first + "','" + second + "'))"),
+            "17");
+  EXPECT_EQ(count("events", "org_id IN ('" + first + "','" + second + "')"), "17");
+  EXPECT_EQ(count("outbox",
+                  "topic = 'payouts.requested' AND message_key IN (SELECT id FROM "
+                  "payouts WHERE org_id IN ('" +
+                      first + "','" + second + "'))"),
+            "17");
+}
+
+TEST_F(GroupedWrites, ARefusedRequestIsRolledBackAloneAndTheRestOfItsGroupCommits) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto funded = new_organization();
+  const auto short_of_funds = new_organization();
+  ASSERT_TRUE(
+      spend::set_overrides(*pool_, short_of_funds, model::Mode::test, {.per_payout_usd = "5000000"})
+          .ok());
+  std::vector<payouts::NewPayout> requests{
+      payout(funded, "1.00"),
+      payout(funded, "2.00"),
+      payout(short_of_funds, "2000000.00"),  // more than the 1,000,000 USDC balance
+      payout(funded, "3.00"),
+      payout(funded, "200000.00"),  // over the test mode's 100,000 USD per-payout limit
+      payout(short_of_funds, "4.00")};
+
+  const auto outcomes = write_behind_first(writes, requests);
+
+  ASSERT_FALSE(outcomes[2].ok());
+  EXPECT_EQ(outcomes[2].error().code, model::ErrorCode::insufficient_balance);
+  ASSERT_FALSE(outcomes[4].ok());
+  EXPECT_EQ(outcomes[4].error().code, model::ErrorCode::limit_exceeded);
+  std::vector<payouts::NewPayout> committed;
+  for (std::size_t i : {0, 1, 3, 5}) {
+    ASSERT_TRUE(outcomes[i].ok()) << i << ": " << outcomes[i].error().message;
+    committed.push_back(requests[i]);
+  }
+  EXPECT_EQ(transactions_of(committed), 2);  // the first alone, the three others together
+  EXPECT_EQ(held(funded), "6.00");
+  EXPECT_EQ(held(short_of_funds), "4.00");
+  for (std::size_t i : {2, 4}) {
+    const auto& refused = requests[i];
+    EXPECT_EQ(count("payouts", "id = '" + refused.id + "'"), "0");
+    EXPECT_EQ(count("idempotency_keys", "idempotency_key = '" + refused.scope.key + "'"), "0");
+    EXPECT_EQ(count("journal_entries", "resource_id = '" + refused.id + "'"), "0");
+    EXPECT_EQ(count("events", "resource_id = '" + refused.id + "'"), "0");
+    EXPECT_EQ(count("payout_transitions", "payout_id = '" + refused.id + "'"), "0");
+  }
+  EXPECT_EQ(count("events", "org_id IN ('" + funded + "','" + short_of_funds + "')"), "4");
+  // The daily spend counts the committed payouts only.
+  EXPECT_EQ(database_->scalar("SELECT amount_usd::numeric(20,2)::text FROM spend_counters WHERE "
+                              "org_id = '" +
+                              funded + "' AND period = 'day'"),
+            "6.00");
+}
+
+TEST_F(GroupedWrites, ARequestWhoseStatementFailsIsIsolatedFromItsGroup) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto org_id = new_organization();
+  auto requests = std::vector<payouts::NewPayout>{payout(org_id, "1.00"), payout(org_id, "2.00"),
+                                                  payout(org_id, "3.00"), payout(org_id, "4.00")};
+  requests[2].id = "not_a_payout_id";  // the payouts table's CHECK refuses it: the insert fails
+
+  const auto outcomes = write_behind_first(writes, requests);
+
+  ASSERT_FALSE(outcomes[2].ok());
+  EXPECT_EQ(outcomes[2].error().code, model::ErrorCode::internal_error);
+  for (std::size_t i : {0, 1, 3}) ASSERT_TRUE(outcomes[i].ok()) << outcomes[i].error().message;
+  EXPECT_EQ(held(org_id), "7.00");
+  EXPECT_EQ(count("idempotency_keys", "idempotency_key = '" + requests[2].scope.key + "'"), "0");
+}
+
+TEST_F(GroupedWrites, OneKeyTwiceInAGroupCreatesOnePayout) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto org_id = new_organization();
+  const std::vector<payouts::NewPayout> requests{payout(org_id, "1.00"),
+                                                 payout(org_id, "5.00", "the-same-key"),
+                                                 payout(org_id, "5.00", "the-same-key")};
+
+  const auto outcomes = write_behind_first(writes, requests);
+
+  ASSERT_TRUE(outcomes[1].ok());
+  ASSERT_TRUE(outcomes[2].ok());
+  ASSERT_TRUE(outcomes[1]->created.has_value());  // the first of the two in arrival order
+  ASSERT_TRUE(outcomes[2]->existing.has_value());
+  EXPECT_EQ(outcomes[2]->existing->resource_id, requests[1].id);
+  EXPECT_EQ(held(org_id), "6.00");
+  EXPECT_EQ(count("payouts", "id = '" + requests[2].id + "'"), "0");
+}
+
+TEST_F(GroupedWrites, ARequestThatFindsASlotFreeIsWrittenAloneAtOnce) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 2});
+  const auto org_id = new_organization();
+  const auto first = payout(org_id, "1.00");
+  const auto second = payout(org_id, "2.00");
+  std::atomic<bool> first_started = false;
+  std::atomic<bool> second_done = false;
+  // The first holds its slot until the second, written in the other slot, has committed.
+  std::thread holder([&] {
+    const auto outcome =
+        writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
+          first_started = true;
+          while (!second_done) std::this_thread::yield();
+          return payouts::create(tx, first);
+        });
+    EXPECT_TRUE(outcome.ok());
+  });
+  while (!first_started) std::this_thread::yield();
+  const auto outcome = writes.write_one<payouts::CreateOutcome>(
+      lock_key(second), [&](pqxx::work& tx) { return payouts::create(tx, second); });
+  second_done = true;
+  holder.join();
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(transactions_of({first, second}), 2);
+  EXPECT_EQ(held(org_id), "3.00");
+}
+
+}  // namespace
+}  // namespace payrail::testing
