@@ -43,7 +43,7 @@ struct Config {
   // Creates that arrive while others are written share a transaction (pg::GroupedWrites): at
   // most this many per transaction, and this many such transactions at once.
   int create_group_max = 16;
-  int create_groups = 4;
+  int create_groups = 2;
 
   // Identity-provider sessions.
   std::string idp_issuer = "payrail-dev";

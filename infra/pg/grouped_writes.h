@@ -33,7 +33,7 @@ namespace payrail::infra::pg {
 
 struct GroupOptions {
   std::size_t max_requests = 16;  // in one transaction
-  std::size_t max_groups = 4;     // transactions of this kind writing at once
+  std::size_t max_groups = 2;     // transactions of this kind writing at once
 };
 
 class GroupedWrites {
