@@ -13,7 +13,8 @@ void set_all(std::vector<GroupedWrites::Request*>& group, const model::Status& s
 }
 
 // Every request in its own savepoint, with its deferred rows written inside it: a refused or
-// failing request is rolled back alone. Returns each request's status, valid once committed.
+// failing request is rolled back alone. Sets each request's status (which holds once the
+// transaction commits).
 model::Status write_isolated(pqxx::work& tx, std::vector<GroupedWrites::Request*>& group) {
   for (auto* request : group) {
     tx.exec0("SAVEPOINT request");
