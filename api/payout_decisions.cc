@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "infra/log/log.h"
+#include "infra/repositories/screening_workers.h"
 
 namespace payrail::api {
 namespace {
@@ -12,7 +13,9 @@ constexpr std::chrono::milliseconds kListenSliceMax{100};
 class DecisionReceiver : public pqxx::notification_receiver {
  public:
   DecisionReceiver(pqxx::connection_base& connection, std::function<void(const std::string&)> on)
-      : pqxx::notification_receiver(connection, kPayoutDecisionChannel), on_(std::move(on)) {}
+      : pqxx::notification_receiver(connection,
+                                    infra::repositories::screening_workers::kDecisionChannel),
+        on_(std::move(on)) {}
   void operator()(const std::string& payload, int) override { on_(payload); }
 
  private:

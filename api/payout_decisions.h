@@ -19,8 +19,6 @@
 
 namespace payrail::api {
 
-inline constexpr const char* kPayoutDecisionChannel = "payout_decisions";
-
 class PayoutDecisions {
  public:
   using Callback = std::function<void()>;

@@ -89,6 +89,7 @@ enum class LockOrder {
   balances = 5,
   spend_counters = 6,
   consumed_marks = 7,
+  notifications = 8,  // pg_notify: no row lock, the notice is sent at the commit
 };
 using DeferredRow = std::vector<std::optional<std::string>>;
 using ReturnedRowHandler = void (*)(const pqxx::row& row);

@@ -18,7 +18,17 @@ constexpr pg::Statement kLive{"screening_live",
                               "WHERE heartbeat_at > now() - make_interval(secs => $1) "
                               "ORDER BY worker_id"};
 
+constexpr pg::Statement kNotifyDecisions{"screening_notify_decisions",
+                                         "SELECT pg_notify('" PAYRAIL_DECISION_CHANNEL
+                                         "', id) FROM unnest($1::text[]) AS id"};
+
+void ignore_returned(const pqxx::row&) {}  // one empty row per notice
+
 }  // namespace
+
+void notify_decision(pqxx::work& tx, const std::string& resource_id) {
+  pg::defer_row(tx, kNotifyDecisions, pg::LockOrder::notifications, {resource_id}, ignore_returned);
+}
 
 model::Result<std::vector<LiveWorker>> list_live(pg::Pool& pool) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<LiveWorker>> {

@@ -25,4 +25,13 @@ model::Result<std::vector<LiveWorker>> list_live(pg::Pool& pool);
 // True when some screening worker with loaded sanctions lists reported in recently.
 model::Result<bool> sanctions_available(pg::Pool& pool);
 
+// The channel the API's creates wait on for a screening decision (api/payout_decisions.h); the
+// notice's payload is the payout's or fiat payout's id.
+#define PAYRAIL_DECISION_CHANNEL "payout_decisions"
+inline constexpr const char* kDecisionChannel = PAYRAIL_DECISION_CHANNEL;
+
+// Tells the waiters that `resource_id` was decided, when the transaction commits. Deferred
+// (pg::defer_row): a screening batch's notices are one statement.
+void notify_decision(pqxx::work& tx, const std::string& resource_id);
+
 }  // namespace payrail::infra::repositories::screening_workers

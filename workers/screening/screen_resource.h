@@ -9,6 +9,7 @@
 
 #include "infra/log/log.h"
 #include "infra/outbox/outbox.h"
+#include "infra/repositories/screening_workers.h"
 #include "infra/repositories/spend.h"
 #include "infra/sanctions/sanctions.h"
 #include "topics/envelope.h"
@@ -50,7 +51,7 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
     infra::outbox::enqueue(tx, Kind::approved_topic(), payout.org_id, resource.mode, resource.id);
   }
   // The API's waiters listen on one channel for both kinds (api/payout_decisions.h), by id.
-  tx.exec_params("SELECT pg_notify('payout_decisions', $1)", resource.id);
+  infra::repositories::screening_workers::notify_decision(tx, resource.id);
   infra::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("screening.decided", {{Kind::kIdField, resource.id},
                                          {"trigger", std::string(Kind::trigger_name(trigger))},
