@@ -1,6 +1,7 @@
 #include "infra/repositories/broadcasts.h"
 
 #include "infra/pg/pool.h"
+#include "infra/pg/sql_array.h"
 #include "infra/repositories/sql.h"
 
 namespace payrail::infra::repositories::broadcasts {
@@ -29,9 +30,10 @@ constexpr pg::Statement kFinish{
                                 "failure_reason = $4, finished_at = now() "
                                 "WHERE payout_id = $1 AND outcome IS NULL")};
 constexpr pg::Statement kRemaining{
-    "broadcasts_remaining_delay",
-    "SELECT greatest(0, ceil(extract(epoch FROM (finished_at + $2 * interval '1 millisecond' - "
-    "clock_timestamp())) * 1000))::bigint FROM payout_broadcasts WHERE payout_id = $1"};
+    "broadcasts_remaining_delays",
+    "SELECT payout_id, greatest(0, ceil(extract(epoch FROM (finished_at + $2 * interval "
+    "'1 millisecond' - clock_timestamp())) * 1000))::bigint FROM payout_broadcasts "
+    "WHERE payout_id = ANY($1::text[])"};
 
 std::optional<Broadcast> read_row(const pqxx::result& rows) {
   if (rows.empty()) return std::nullopt;
@@ -56,10 +58,9 @@ std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id) {
   return read_row(pg::exec(tx, kFind, payout_id));
 }
 
-long remaining_delay_ms(pqxx::work& tx, const std::string& payout_id, long delay_ms) {
-  const auto rows = pg::exec(tx, kRemaining, payout_id, delay_ms);
-  if (rows.empty() || rows[0][0].is_null()) return 0;
-  return rows[0][0].as<long>();
+RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx,
+                                    const std::vector<std::string>& payout_ids, long delay_ms) {
+  return read_remaining_delays(pg::exec(tx, kRemaining, pg::sql_array(payout_ids), delay_ms));
 }
 
 }  // namespace payrail::infra::repositories::broadcasts

@@ -6,6 +6,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "infra/repositories/sql.h"
 
 namespace payrail::infra::repositories::broadcasts {
 
@@ -24,7 +27,9 @@ Broadcast begin(pqxx::work& tx, const std::string& payout_id);
 std::optional<Broadcast> finish(pqxx::work& tx, const std::string& payout_id, bool accepted,
                                 const std::string& tx_hash, const std::string& failure_reason);
 std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id);
-// Milliseconds until `delay_ms` after the broadcast finished (database time); 0 when past.
-long remaining_delay_ms(pqxx::work& tx, const std::string& payout_id, long delay_ms);
+// Milliseconds until `delay_ms` after each payout's broadcast finished (database time), one
+// statement for a settlement batch; 0 when past, no entry when there is no broadcast.
+RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx,
+                                    const std::vector<std::string>& payout_ids, long delay_ms);
 
 }  // namespace payrail::infra::repositories::broadcasts

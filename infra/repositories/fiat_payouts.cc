@@ -67,9 +67,9 @@ constexpr pg::Statement kRecordSend{
     "END, updated_at = now() WHERE id = $1 AND partner_outcome IS NULL"};
 
 constexpr pg::Statement kRemainingDelay{
-    "fiat_payouts_remaining_delay",
-    "SELECT greatest(0, ceil(extract(epoch FROM (sent_at + $2 * interval '1 millisecond' - "
-    "clock_timestamp())) * 1000))::bigint FROM fiat_payouts WHERE id = $1"};
+    "fiat_payouts_remaining_delays",
+    "SELECT id, greatest(0, ceil(extract(epoch FROM (sent_at + $2 * interval '1 millisecond' - "
+    "clock_timestamp())) * 1000))::bigint FROM fiat_payouts WHERE id = ANY($1::text[])"};
 
 FiatPayoutRow read_row(const pqxx::row& row) {
   FiatPayoutRow payout;
@@ -228,10 +228,9 @@ FiatPayoutRow record_send(pqxx::work& tx, const FiatPayoutRow& payout, bool acce
   return *fiat_payouts::lock(tx, payout.resource.id);
 }
 
-long remaining_delay_ms(pqxx::work& tx, std::string_view id, long delay_ms) {
-  const auto rows = pg::exec(tx, kRemainingDelay, std::string(id), delay_ms);
-  if (rows.empty() || rows[0][0].is_null()) return 0;
-  return rows[0][0].as<long>();
+RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx, const std::vector<std::string>& ids,
+                                    long delay_ms) {
+  return read_remaining_delays(pg::exec(tx, kRemainingDelay, pg::sql_array(ids), delay_ms));
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "infra/repositories/idempotency.h"
 #include "infra/repositories/listing.h"
 #include "infra/repositories/payouts.h"
+#include "infra/repositories/sql.h"
 #include "schemas/model/fiat_payout.h"
 #include "schemas/model/fiat_payout_lifecycle.h"
 
@@ -87,9 +88,10 @@ model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request
 // the first recorded answer wins. Returns the payout as it now is.
 FiatPayoutRow record_send(pqxx::work& tx, const FiatPayoutRow& payout, bool accepted,
                           const std::string& partner_reference, int settlement_minutes);
-// Milliseconds until `delay_ms` after the partner accepted the payout (database time); 0 when
-// past or not sent.
-long remaining_delay_ms(pqxx::work& tx, std::string_view id, long delay_ms);
+// Milliseconds until `delay_ms` after the partner accepted each payout (database time), one
+// statement for a settlement batch; 0 when past or not sent.
+RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx, const std::vector<std::string>& ids,
+                                    long delay_ms);
 
 // Intent-named operations of the API. Errors: resource_missing (not this organization's),
 // payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).

@@ -13,4 +13,10 @@ std::vector<std::string> parse_text_array(const pqxx::field& field) {
   return values;
 }
 
+RemainingDelays read_remaining_delays(const pqxx::result& rows) {
+  RemainingDelays remaining;
+  for (const auto& row : rows) remaining[row[0].as<std::string>()] = row[1].as<long>(0);
+  return remaining;
+}
+
 }  // namespace payrail::infra::repositories

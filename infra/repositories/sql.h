@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,5 +21,9 @@ inline std::optional<std::string> optional_text(const pqxx::field& field) {
 // Parses a Postgres text[] value such as {a,b,"c d"} (the only arrays we store are scopes,
 // events and reasons: simple tokens without quotes or commas).
 std::vector<std::string> parse_text_array(const pqxx::field& field);
+
+// Milliseconds until a simulated delay runs out, by resource id (rows of id and milliseconds).
+using RemainingDelays = std::map<std::string, long>;
+RemainingDelays read_remaining_delays(const pqxx::result& rows);
 
 }  // namespace payrail::infra::repositories

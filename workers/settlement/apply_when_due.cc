@@ -9,18 +9,20 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// When each active message falls due, on this process's clock; nullopt when the transaction
-// failed (every message is then set to retry).
-std::optional<std::vector<Clock::time_point>> due_times(
-    infra::runtime::WorkerContext& context, infra::runtime::Batch& batch, long delay_ms,
-    const std::function<long(pqxx::work&, const topics::Envelope&)>& remaining_ms) {
-  auto remaining = context.pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<long>> {
-    std::vector<long> each_ms(batch.size(), 0);
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (batch.active(i)) each_ms[i] = std::min(remaining_ms(tx, batch.message(i)), delay_ms);
-    }
-    return each_ms;
-  });
+// When each active message falls due, on this process's clock; nullopt when the read failed
+// (every message is then set to retry).
+std::optional<std::vector<Clock::time_point>> due_times(infra::runtime::WorkerContext& context,
+                                                        infra::runtime::Batch& batch, long delay_ms,
+                                                        const RemainingDelaysMs& remaining_ms) {
+  std::vector<std::string> resource_ids;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch.active(i)) resource_ids.push_back(batch.message(i).resource_id);
+  }
+  // A read: no transaction needed (two round trips fewer).
+  auto remaining = context.pool.autocommit(
+      [&](pqxx::nontransaction& tx) -> model::Result<infra::repositories::RemainingDelays> {
+        return remaining_ms(tx, resource_ids);
+      });
   if (!remaining.ok()) {
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (batch.active(i)) batch.retry(i);
@@ -29,15 +31,18 @@ std::optional<std::vector<Clock::time_point>> due_times(
   }
   const auto now = Clock::now();
   std::vector<Clock::time_point> due;
-  for (const auto each_ms : *remaining) due.push_back(now + std::chrono::milliseconds(each_ms));
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto found = remaining->find(batch.message(i).resource_id);
+    const long each_ms = found == remaining->end() ? 0 : std::min(found->second, delay_ms);
+    due.push_back(now + std::chrono::milliseconds(each_ms));
+  }
   return due;
 }
 
 }  // namespace
 
 void apply_when_due(infra::runtime::WorkerContext& context, infra::runtime::Batch& batch,
-                    long delay_ms,
-                    const std::function<long(pqxx::work&, const topics::Envelope&)>& remaining_ms,
+                    long delay_ms, const RemainingDelaysMs& remaining_ms,
                     const infra::runtime::ApplyOne& apply) {
   const auto due = due_times(context, batch, delay_ms, remaining_ms);
   if (!due) return;

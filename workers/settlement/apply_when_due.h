@@ -7,19 +7,23 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
+#include <vector>
 
+#include "infra/repositories/sql.h"
 #include "infra/runtime/worker.h"
 
 namespace payrail::workers::settlement {
 
 inline constexpr std::chrono::milliseconds kWaveWindow{20};
 
-// `remaining_ms` answers, in one transaction for the whole batch, how long until a message is
-// due (0 when due); each wait is bounded by `delay_ms`. A failure of that transaction sets every
-// message of the batch to retry.
+// `remaining_ms` answers, in one statement for the whole batch, how long until each message's
+// resource is due, by resource id (0 or no entry when due); each wait is bounded by `delay_ms`.
+// A failure of that statement sets every message of the batch to retry.
+using RemainingDelaysMs = std::function<infra::repositories::RemainingDelays(
+    pqxx::transaction_base& tx, const std::vector<std::string>& resource_ids)>;
 void apply_when_due(infra::runtime::WorkerContext& context, infra::runtime::Batch& batch,
-                    long delay_ms,
-                    const std::function<long(pqxx::work&, const topics::Envelope&)>& remaining_ms,
+                    long delay_ms, const RemainingDelaysMs& remaining_ms,
                     const infra::runtime::ApplyOne& apply);
 
 }  // namespace payrail::workers::settlement

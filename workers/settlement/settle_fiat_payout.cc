@@ -60,8 +60,8 @@ void settle_fiat_payouts(infra::runtime::WorkerContext& context,
                          const infra::partners::PayoutPartners& partners,
                          const infra::crypto::DataKey* data_key, infra::runtime::Batch& batch) {
   const long delay_ms = context.config.fiat_settlement_delay_ms;
-  const auto remaining_ms = [&](pqxx::work& tx, const topics::Envelope& message) {
-    return fiat_payouts::remaining_delay_ms(tx, message.resource_id, delay_ms);
+  const auto remaining_ms = [&](pqxx::transaction_base& tx, const std::vector<std::string>& ids) {
+    return fiat_payouts::remaining_delays_ms(tx, ids, delay_ms);
   };
   apply_when_due(context, batch, delay_ms, remaining_ms, [&](pqxx::work& tx, std::size_t i) {
     const auto& message = batch.message(i);

@@ -45,8 +45,8 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
 void settle_payouts(infra::runtime::WorkerContext& context,
                     const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
   const long delay_ms = context.config.settlement_delay_ms;
-  const auto remaining_ms = [&](pqxx::work& tx, const topics::Envelope& message) {
-    return broadcasts::remaining_delay_ms(tx, message.resource_id, delay_ms);
+  const auto remaining_ms = [&](pqxx::transaction_base& tx, const std::vector<std::string>& ids) {
+    return broadcasts::remaining_delays_ms(tx, ids, delay_ms);
   };
   apply_when_due(context, batch, delay_ms, remaining_ms, [&](pqxx::work& tx, std::size_t i) {
     return confirm(tx, adapters, batch.message(i));
