@@ -12,9 +12,10 @@ namespace fiat_payouts = infra::repositories::fiat_payouts;
 using model::FiatPayoutStatus;
 
 // Step 1: the payout to send, or nullopt when there is nothing (more) to do for this message.
+// The status decides: a message applied before finds the payout past processing or its
+// partner's outcome recorded.
 std::optional<fiat_payouts::FiatPayoutRow> begin_send(pqxx::work& tx,
                                                       const topics::Envelope& message) {
-  if (infra::outbox::is_consumed(tx, message.message_id)) return std::nullopt;
   auto payout = fiat_payouts::lock(tx, message.resource_id);
   if (!payout || payout->status != FiatPayoutStatus::processing || payout->partner_outcome) {
     infra::outbox::mark_consumed(tx, message.message_id);  // cancelled, or sent already

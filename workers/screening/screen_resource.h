@@ -17,10 +17,11 @@
 
 namespace payrail::workers::screening {
 
-// pending -> screening; the payout, locked, or nothing when there is nothing (more) to do.
+// pending -> screening; the payout, locked, or nothing when there is nothing (more) to do. The
+// status decides: a message applied before finds the payout decided (or cancelled), and its
+// consumed mark is only written, never read (a read per message would cost a statement).
 template <class Kind>
 std::optional<typename Kind::Row> start_screening(pqxx::work& tx, const topics::Envelope& message) {
-  if (infra::outbox::is_consumed(tx, message.message_id)) return std::nullopt;
   auto payout = Kind::lock(tx, message.resource_id);
   if (payout && payout->status == Kind::Status::pending) {
     payout = Kind::transition(tx, *payout, Kind::Trigger::start_screening, {});
@@ -58,7 +59,7 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
                                          {"list_version", result.list_version}});
 }
 
-// PROCESSING IS IDEMPOTENT: guarded by the payout's status and the message's consumed mark.
+// PROCESSING IS IDEMPOTENT: guarded by the payout's status, read under its row lock.
 // Without `lists` the payout only moves to `screening`: the decision waits for them.
 template <class Kind>
 model::Status screen_resource(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
