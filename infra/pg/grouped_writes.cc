@@ -12,6 +12,20 @@ void set_all(std::vector<GroupedWrites::Request*>& group, const model::Status& s
   for (auto* request : group) request->status = status;
 }
 
+// One request's step in the savepoint pass. A failure of its own becomes the error a request
+// written alone gets (logged; the caller's answer names no database detail); the database's
+// failure is rethrown, and the whole group is retried (Pool::transact).
+template <class Step>
+model::Status own_failure_as_error(Step&& step) {
+  try {
+    return step();
+  } catch (const std::exception& failure) {
+    const auto kind = classify_failure(failure);
+    if (kind != FailureKind::permanent) throw;
+    return database_error(kind, failure);
+  }
+}
+
 // Every request in its own savepoint, with its deferred rows written inside it: a refused or
 // failing request is rolled back alone. Sets each request's status (which holds once the
 // transaction commits).
@@ -19,8 +33,13 @@ model::Status write_isolated(pqxx::work& tx, std::vector<GroupedWrites::Request*
   for (auto* request : group) {
     tx.exec0("SAVEPOINT request");
     std::optional<SavepointHooks> hooks(std::in_place);
-    auto status = guarded([&] { return request->apply(tx); });
-    if (status.ok()) status = flush_guarded(tx);
+    auto status = own_failure_as_error([&] { return request->apply(tx); });
+    if (status.ok()) {
+      status = own_failure_as_error([&] {
+        flush_deferred(tx);
+        return model::ok_status();
+      });
+    }
     request->status = status;
     if (status.ok()) {
       tx.exec0("RELEASE SAVEPOINT request");
@@ -87,8 +106,9 @@ void GroupedWrites::write_group(std::vector<Request*>& group) {
     }
     write_fast_or_isolated(group);
   } catch (const std::exception& failure) {
-    log::error("postgres.group_failed", {{"error", failure.what()}});
-    set_all(group, model::Error::make(model::ErrorCode::internal_error, failure.what()));
+    log::error("postgres.group_failed", {{"error", failure_summary(failure)}});
+    set_all(group,
+            model::Error::make(model::ErrorCode::internal_error, "An internal error occurred."));
   }
 }
 
