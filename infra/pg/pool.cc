@@ -278,25 +278,30 @@ FailureKind classify_failure(const std::exception& failure) {
   return FailureKind::permanent;
 }
 
+std::string failure_summary(const std::exception& failure) {
+  const std::string text = failure.what();
+  return text.substr(0, text.find('\n'));
+}
+
 Error database_error(FailureKind kind, const std::exception& failure) {
   switch (kind) {
     case FailureKind::reconnect:
-      log::warn("postgres.unavailable", {{"error", failure.what()}});
+      log::warn("postgres.unavailable", {{"error", failure_summary(failure)}});
       return Error::make(ErrorCode::service_unavailable, "The database is unavailable.");
     case FailureKind::in_doubt:
       // The database went away during COMMIT: the outcome is unknown, and only a retry (with the
       // same Idempotency-Key where the operation takes one) can tell. 503 says "retry".
-      log::error("postgres.commit_in_doubt", {{"error", failure.what()}});
+      log::error("postgres.commit_in_doubt", {{"error", failure_summary(failure)}});
       return Error::make(ErrorCode::service_unavailable,
                          "The database connection was lost while committing; retry (with the same "
                          "Idempotency-Key).");
     case FailureKind::retry:
-      log::warn("postgres.retries_exhausted", {{"error", failure.what()}});
+      log::warn("postgres.retries_exhausted", {{"error", failure_summary(failure)}});
       return Error::make(ErrorCode::service_unavailable, "The service is busy; retry shortly.");
     case FailureKind::permanent:
       break;
   }
-  log::error("postgres.error", {{"error", failure.what()}});
+  log::error("postgres.error", {{"error", failure_summary(failure)}});
   return Error::make(ErrorCode::internal_error, "An internal error occurred.");
 }
 

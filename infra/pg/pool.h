@@ -165,6 +165,9 @@ class Pool {
 enum class FailureKind { retry, reconnect, in_doubt, permanent };
 FailureKind classify_failure(const std::exception& failure);
 model::Error database_error(FailureKind kind, const std::exception& failure);
+// The first line of a failure's text, for logs and failure records: PostgreSQL's DETAIL lines can
+// quote a row's values (a beneficiary's name, an address), which must not reach either.
+std::string failure_summary(const std::exception& failure);
 
 // Runs one step of a batch (a worker's message, one request of a group). A lost connection, a
 // serialization failure or a deadlock is the database's, not the step's: it is rethrown, and the
@@ -175,7 +178,7 @@ model::Status guarded(Step&& step) {
     return step();
   } catch (const std::exception& failure) {
     if (classify_failure(failure) != FailureKind::permanent) throw;
-    return model::Error::make(model::ErrorCode::internal_error, failure.what());
+    return model::Error::make(model::ErrorCode::internal_error, failure_summary(failure));
   }
 }
 
