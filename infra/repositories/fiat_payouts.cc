@@ -191,14 +191,12 @@ std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& cur
 
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request) {
   const auto& id = request.id;
-  if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
-    return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
-  }
   const auto& scope = request.scope;
-  const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
-  if (auto within = spend::check_per_payout(request.amount_usd, limits); !within.ok()) {
-    return within.error();
-  }
+  auto claimed = payouts::claim_create(tx, scope, request.endpoint, request.request_hash, id,
+                                       request.amount_usd);
+  if (!claimed.ok()) return claimed.error();
+  if (claimed->existing) return CreateOutcome{std::nullopt, std::move(claimed->existing)};
+  const auto& limits = claimed->limits;
   auto created = read_row(
       pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount,
                request.currency, request.country, request.beneficiary_name, request.account_type,

@@ -157,16 +157,28 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, Pa
   return after;
 }
 
-model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request) {
-  const auto& id = request.id;
-  if (!idempotency::claim(tx, request.scope, request.endpoint, request.request_hash, id)) {
-    return CreateOutcome{std::nullopt, idempotency::find(tx, request.scope)};
+model::Result<CreateClaim> claim_create(pqxx::work& tx, const idempotency::Scope& scope,
+                                        const std::string& endpoint,
+                                        const std::string& request_hash, const std::string& id,
+                                        const std::string& amount_usd) {
+  if (!idempotency::claim(tx, scope, endpoint, request_hash, id)) {
+    return CreateClaim{idempotency::find(tx, scope), {}};
   }
-  const auto& scope = request.scope;
-  const auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
-  if (auto within = spend::check_per_payout(request.amount_usd, limits); !within.ok()) {
+  auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
+  if (auto within = spend::check_per_payout(amount_usd, limits); !within.ok()) {
     return within.error();
   }
+  return CreateClaim{std::nullopt, std::move(limits)};
+}
+
+model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request) {
+  const auto& id = request.id;
+  const auto& scope = request.scope;
+  auto claimed =
+      claim_create(tx, scope, request.endpoint, request.request_hash, id, request.amount_usd);
+  if (!claimed.ok()) return claimed.error();
+  if (claimed->existing) return CreateOutcome{std::nullopt, std::move(claimed->existing)};
+  const auto& limits = claimed->limits;
   auto created = read_row(pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode),
                                    request.amount, request.currency, request.network,
                                    request.address, request.metadata_json, request.amount_usd)[0]);
