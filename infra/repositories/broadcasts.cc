@@ -11,19 +11,20 @@ namespace {
 // payout's attempt while one of these statements runs: the row a statement's own write did not
 // return (the intent recorded earlier, the outcome recorded first) is in its snapshot.
 #define PAYRAIL_BROADCAST_COLUMNS "reference, outcome, tx_hash, failure_reason"
-#define PAYRAIL_WRITTEN_OR_EXISTING(write)                          \
-  "WITH written AS (" write " RETURNING " PAYRAIL_BROADCAST_COLUMNS \
-  ") SELECT " PAYRAIL_BROADCAST_COLUMNS                             \
-  " FROM written UNION ALL SELECT " PAYRAIL_BROADCAST_COLUMNS       \
-  " FROM payout_broadcasts WHERE payout_id = $1 AND NOT EXISTS "    \
+#define PAYRAIL_WRITTEN_OR_EXISTING(write)                              \
+  "WITH written AS (" write " RETURNING " PAYRAIL_BROADCAST_COLUMNS     \
+  ") SELECT " PAYRAIL_BROADCAST_COLUMNS                                 \
+  ", true FROM written UNION ALL SELECT " PAYRAIL_BROADCAST_COLUMNS     \
+  ", false FROM payout_broadcasts WHERE payout_id = $1 AND NOT EXISTS " \
   "(SELECT 1 FROM written)"
 
 constexpr pg::Statement kBegin{
     "broadcasts_begin",
     PAYRAIL_WRITTEN_OR_EXISTING("INSERT INTO payout_broadcasts (payout_id, reference) "
                                 "VALUES ($1, $1) ON CONFLICT (payout_id) DO NOTHING")};
-constexpr pg::Statement kFind{"broadcasts_find", "SELECT " PAYRAIL_BROADCAST_COLUMNS
-                                                 " FROM payout_broadcasts WHERE payout_id = $1"};
+constexpr pg::Statement kFind{"broadcasts_find",
+                              "SELECT " PAYRAIL_BROADCAST_COLUMNS
+                              ", false FROM payout_broadcasts WHERE payout_id = $1"};
 constexpr pg::Statement kFinish{
     "broadcasts_finish",
     PAYRAIL_WRITTEN_OR_EXISTING("UPDATE payout_broadcasts SET outcome = $2, tx_hash = $3, "
@@ -38,7 +39,7 @@ constexpr pg::Statement kRemaining{
 std::optional<Broadcast> read_row(const pqxx::result& rows) {
   if (rows.empty()) return std::nullopt;
   return Broadcast{rows[0][0].as<std::string>(), optional_text(rows[0][1]),
-                   optional_text(rows[0][2]), optional_text(rows[0][3])};
+                   optional_text(rows[0][2]), optional_text(rows[0][3]), rows[0][4].as<bool>()};
 }
 
 }  // namespace

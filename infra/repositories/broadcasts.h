@@ -17,6 +17,7 @@ struct Broadcast {
   std::optional<std::string> outcome;  // broadcast | rejected
   std::optional<std::string> tx_hash;
   std::optional<std::string> failure_reason;
+  bool written = false;  // this statement recorded it (not an earlier one)
 };
 
 // Both take the payout's row lock first (payouts::lock), and each is one statement.

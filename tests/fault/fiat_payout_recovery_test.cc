@@ -7,8 +7,11 @@
 #include <signal.h>
 
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
+#include "tests/support/fiat_payouts.h"
 #include "tests/support/payout_batch.h"
 #include "tests/support/payouts.h"
 #include "tests/support/replay.h"
@@ -86,6 +89,50 @@ TEST_F(FiatPayoutRecovery, ReplayingEveryFiatTopicFromZeroChangesNothing) {
     EXPECT_EQ(lag_after_replay(*stack_, topic), "0\n") << topic << " was not replayed to the end";
   }
   EXPECT_EQ(snapshot(), before);
+  EXPECT_EQ(ledger_mismatch(db), "");
+}
+
+// Execution's second step is decided by the partner's outcome it records on the payout, not by
+// the consumed mark. Approvals replayed while their payouts wait for settlement (processing,
+// accepted by the partner) must send nothing again and record nothing twice.
+TEST_F(FiatPayoutRecovery, ReplayingApprovalsAwaitingSettlementSendsNothingTwice) {
+  constexpr int kPayouts = 4;
+  StoppedRole settlement(*stack_, "settlement");
+  const auto org = stack_->create_organization();
+  std::vector<std::string> payout_ids;
+  for (int i = 0; i < kPayouts; ++i) {
+    const auto response =
+        create_fiat_payout(stack_->http(), org.test_key, "awaiting-settlement-" + std::to_string(i),
+                           fiat_payout_body("10.00", mexico_case(), "Ana Souza"));
+    ASSERT_EQ(response.status, 201) << response.body;
+    payout_ids.push_back(response.json()["id"].GetString());
+  }
+  const auto& db = stack_->database();
+  const auto ids = sql_list(payout_ids);
+  ASSERT_EQ(wait_for_value(db,
+                           "SELECT count(*) FROM fiat_payouts WHERE partner_outcome = 'accepted' "
+                           "AND id IN " +
+                               ids,
+                           std::to_string(kPayouts)),
+            std::to_string(kPayouts));
+  const auto sent_and_recorded =
+      "SELECT (SELECT count(*) FROM outbox WHERE topic = 'fiat_payouts.sent' AND message_key IN " +
+      ids + ") || '/' || (SELECT count(*) FROM events WHERE resource_id IN " + ids +
+      ") || '/' || (SELECT count(*) FROM resource_transitions WHERE resource_id IN " + ids +
+      ") || '/' || (SELECT string_agg(partner_reference, ',' ORDER BY id) FROM fiat_payouts "
+      "WHERE id IN " +
+      ids + ")";
+  const auto before = db.scalar(sent_and_recorded);
+  EXPECT_EQ(before.substr(0, before.find('/')), std::to_string(kPayouts));
+
+  EXPECT_EQ(replay_from_zero(*stack_, "fiat_payouts.approved", "execution"), "");
+  EXPECT_EQ(db.scalar(sent_and_recorded), before);
+
+  settlement.start();
+  for (const auto& id : payout_ids) {
+    EXPECT_EQ(wait_for_fiat_status(stack_->http(), org.test_key, id, {"completed"}), "completed");
+    EXPECT_EQ(event_count(db, id, "fiat_payout.completed"), 1) << id;
+  }
   EXPECT_EQ(ledger_mismatch(db), "");
 }
 

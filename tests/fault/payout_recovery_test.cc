@@ -7,7 +7,9 @@
 #include <signal.h>
 
 #include <memory>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/support/payout_batch.h"
 #include "tests/support/payouts.h"
@@ -118,6 +120,47 @@ TEST_F(PayoutRecovery, ReplayingEveryPayoutTopicFromZeroChangesNothing) {
     EXPECT_EQ(lag_after_replay(*stack_, topic), "0\n") << topic << " was not replayed to the end";
   }
   EXPECT_EQ(snapshot(), before);
+  EXPECT_EQ(ledger_mismatch(db), "");
+}
+
+// Execution's second step is decided by the broadcast outcome it records, not by the consumed
+// mark. Approvals replayed while their payouts wait for settlement (processing, broadcast
+// recorded) must record nothing again and send no second settlement message.
+TEST_F(PayoutRecovery, ReplayingApprovalsAwaitingSettlementSendsNothingTwice) {
+  constexpr int kPayouts = 5;
+  StoppedRole settlement(*stack_, "settlement");
+  const auto org = stack_->create_organization();
+  std::vector<std::string> payout_ids;
+  for (int i = 0; i < kPayouts; ++i) {
+    const auto response =
+        create_payout(stack_->http(), org.test_key, "awaiting-settlement-" + std::to_string(i),
+                      payout_body("10", "USDC", "polygon", random_evm_address()));
+    ASSERT_EQ(response.status, 201) << response.body;
+    payout_ids.push_back(response.json()["id"].GetString());
+  }
+  const auto& db = stack_->database();
+  const auto ids = sql_list(payout_ids);
+  ASSERT_EQ(wait_for_value(db,
+                           "SELECT count(*) FROM payout_broadcasts WHERE outcome = 'broadcast' "
+                           "AND payout_id IN " +
+                               ids,
+                           std::to_string(kPayouts)),
+            std::to_string(kPayouts));
+  const auto sent_and_recorded =
+      "SELECT (SELECT count(*) FROM outbox WHERE topic = 'payouts.broadcast' AND message_key IN " +
+      ids + ") || '/' || (SELECT count(*) FROM events WHERE resource_id IN " + ids +
+      ") || '/' || (SELECT count(*) FROM payout_transitions WHERE payout_id IN " + ids + ")";
+  const auto before = db.scalar(sent_and_recorded);
+  EXPECT_EQ(before.substr(0, before.find('/')), std::to_string(kPayouts));
+
+  EXPECT_EQ(replay_from_zero(*stack_, "payouts.approved", "execution"), "");
+  EXPECT_EQ(db.scalar(sent_and_recorded), before);
+
+  settlement.start();
+  for (const auto& id : payout_ids) {
+    EXPECT_EQ(wait_for_status(stack_->http(), org.test_key, id, {"completed"}), "completed");
+    EXPECT_EQ(event_count(db, id, "payout.completed"), 1) << id;
+  }
   EXPECT_EQ(ledger_mismatch(db), "");
 }
 

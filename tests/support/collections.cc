@@ -49,16 +49,6 @@ std::string wait_for_collection(const HttpClient& http, const std::string& api_k
   }
 }
 
-std::string wait_for_value(const TestDatabase& database, const std::string& sql,
-                           const std::string& expected, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    auto value = database.scalar(sql);
-    if (value == expected || std::chrono::steady_clock::now() > deadline) return value;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-}
-
 std::string usdc_available(const HttpClient& http, const std::string& api_key) {
   const auto response = http.get("/v1/balances", with_key(api_key));
   if (response.status != 200) throw std::runtime_error("GET /v1/balances: " + response.body);

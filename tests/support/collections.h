@@ -28,11 +28,6 @@ std::string wait_for_collection(const HttpClient& http, const std::string& api_k
                                 const std::set<std::string>& statuses,
                                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
-// Polls Postgres until `sql` (one value) returns `expected`; returns the last value.
-std::string wait_for_value(const TestDatabase& database, const std::string& sql,
-                           const std::string& expected,
-                           std::chrono::milliseconds timeout = std::chrono::seconds(30));
-
 // The `available` USDC of GET /v1/balances for the key's organization and mode.
 std::string usdc_available(const HttpClient& http, const std::string& api_key);
 

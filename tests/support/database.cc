@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #include "infra/crypto/crypto.h"
 
@@ -27,6 +28,26 @@ std::string test_database_url(const std::string& name) {
   auto url = required_env("PAYRAIL_TEST_DATABASE_URL");
   const auto slash = url.rfind('/');
   return url.substr(0, slash + 1) + name;
+}
+
+std::string wait_for_value(const TestDatabase& database, const std::string& sql,
+                           const std::string& expected, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto value = database.scalar(sql);
+    if (value == expected || std::chrono::steady_clock::now() > deadline) return value;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+std::string sql_list(const std::vector<std::string>& values) {
+  std::string list;
+  for (const auto& value : values) {
+    list += list.empty() ? "('" : ", '";
+    for (const char c : value) list += c == '\'' ? std::string("''") : std::string(1, c);
+    list += "'";
+  }
+  return list.empty() ? "(NULL)" : list + ")";
 }
 
 TestDatabase::TestDatabase() : admin_url_(required_env("PAYRAIL_TEST_DATABASE_URL")) {

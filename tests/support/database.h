@@ -4,8 +4,10 @@
 
 #include <pqxx/pqxx>
 
+#include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace payrail::testing {
 
@@ -35,5 +37,13 @@ class TestDatabase {
 
 // The URL of database `name` on the test cluster.
 std::string test_database_url(const std::string& name);
+
+// Polls Postgres until `sql` (one value) returns `expected`; returns the last value.
+std::string wait_for_value(const TestDatabase& database, const std::string& sql,
+                           const std::string& expected,
+                           std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+// A parenthesized list of SQL string literals, for `IN` ("('a', 'b')").
+std::string sql_list(const std::vector<std::string>& values);
 
 }  // namespace payrail::testing

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <exception>
 #include <thread>
+#include <utility>
 
 namespace payrail::testing {
 namespace {
@@ -21,6 +22,29 @@ long reset_to_offset_zero(const TestStack& stack, const std::string& topic) {
   } catch (const std::exception&) {
     return -1;
   }
+}
+
+std::string replay_from_zero(TestStack& stack, const std::string& topic, const std::string& role) {
+  stack.stop(role);
+  const auto replayed = reset_to_offset_zero(stack, topic);
+  stack.start(role);
+  if (replayed <= 0) return topic + " had nothing to replay (" + std::to_string(replayed) + ")";
+  const auto lag = lag_after_replay(stack, topic);
+  return lag == "0\n" ? "" : topic + " was not replayed to the end: lag " + lag;
+}
+
+StoppedRole::StoppedRole(TestStack& stack, std::string role)
+    : stack_(stack), role_(std::move(role)) {
+  stack_.stop(role_);
+}
+
+StoppedRole::~StoppedRole() {
+  if (stopped_) start();
+}
+
+void StoppedRole::start() {
+  stack_.start(role_);
+  stopped_ = false;
 }
 
 std::string lag_after_replay(const TestStack& stack, const std::string& topic) {

@@ -17,4 +17,22 @@ long reset_to_offset_zero(const TestStack& stack, const std::string& topic);
 // ("0\n" once the topic was replayed to the end).
 std::string lag_after_replay(const TestStack& stack, const std::string& topic);
 
+// Replays `topic` from offset 0 to `role`: stops it, rewinds its group, starts it and waits until
+// the group has consumed to the end. Returns what went wrong, or "" when it did.
+std::string replay_from_zero(TestStack& stack, const std::string& topic, const std::string& role);
+
+// Keeps a role stopped for a scope, so that work waits before it (payouts awaiting settlement),
+// and starts it again when the scope ends, also when an assertion ends a test early.
+class StoppedRole {
+ public:
+  StoppedRole(TestStack& stack, std::string role);
+  ~StoppedRole();
+  void start();  // before the scope ends
+
+ private:
+  TestStack& stack_;
+  std::string role_;
+  bool stopped_ = true;
+};
+
 }  // namespace payrail::testing

@@ -25,12 +25,12 @@ std::optional<fiat_payouts::FiatPayoutRow> begin_send(pqxx::work& tx,
 }
 
 // Step 2: record the partner's answer; a refusal fails the payout (refund, fiat_payout.failed),
-// an accepted payout goes to settlement.
+// an accepted payout goes to settlement. The recorded outcome decides, not the consumed mark: it
+// is written only here, with the failure or the settlement message.
 model::Status finish_send(pqxx::work& tx, const topics::Envelope& message,
                           const infra::partners::SendOutcome& outcome) {
   auto payout = fiat_payouts::lock(tx, message.resource_id);
-  if (!payout || payout->status != FiatPayoutStatus::processing ||
-      infra::outbox::is_consumed(tx, message.message_id)) {
+  if (!payout || payout->status != FiatPayoutStatus::processing || payout->partner_outcome) {
     infra::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }

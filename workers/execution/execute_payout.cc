@@ -34,27 +34,31 @@ std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& m
 }
 
 // Step 2 (after the adapter, one transaction for the batch): record the outcome; a rejection fails
-// the payout (refund, payout.failed), an accepted broadcast goes to settlement.
+// the payout (refund, payout.failed), an accepted broadcast goes to settlement. The outcome
+// decides, not the consumed mark: it is recorded only here, with the failure or the settlement
+// message, so an outcome this statement did not write was applied before, all of it.
 model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
                                const infra::chain::BroadcastOutcome& outcome) {
   auto payout = payouts::lock(tx, message.resource_id);
-  if (!payout || payout->status != PayoutStatus::processing ||
-      infra::outbox::is_consumed(tx, message.message_id)) {
+  const auto recorded =  // the first recorded outcome wins
+      payout && payout->status == PayoutStatus::processing
+          ? broadcasts::finish(tx, payout->resource.id, outcome.accepted, outcome.tx_hash,
+                               outcome.failure_reason)
+          : std::nullopt;
+  if (!recorded || !recorded->written) {
     infra::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }
   const auto& id = payout->resource.id;
-  const auto recorded =  // the first recorded outcome wins
-      *broadcasts::finish(tx, id, outcome.accepted, outcome.tx_hash, outcome.failure_reason);
-  if (recorded.outcome == "rejected") {
+  if (recorded->outcome == "rejected") {
     payouts::transition(tx, *payout, model::PayoutTrigger::broadcast_failed,
-                        {.failure_reason = recorded.failure_reason});
+                        {.failure_reason = recorded->failure_reason});
   } else {
     infra::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id, payout->resource.mode,
                            id);
   }
   infra::outbox::mark_consumed(tx, message.message_id);
-  infra::log::info("execution.finished", {{"payout_id", id}, {"outcome", *recorded.outcome}});
+  infra::log::info("execution.finished", {{"payout_id", id}, {"outcome", *recorded->outcome}});
   return model::ok_status();
 }
 

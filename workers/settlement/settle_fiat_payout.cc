@@ -16,13 +16,13 @@ struct Settlement {
   const infra::crypto::DataKey* data_key;
 };
 
-// Asks the partner (under the payout's lock) and applies a final result.
+// Asks the partner (under the payout's lock) and applies a final result. The status decides, not
+// the consumed mark: a result applied before moved the payout out of processing.
 model::Status apply_result(pqxx::work& tx, const Settlement& settlement,
                            const topics::Envelope& message) {
   auto payout = fiat_payouts::lock(tx, message.resource_id);
   if (!payout || payout->status != model::FiatPayoutStatus::processing ||
-      payout->partner_outcome != "accepted" || !payout->resource.tracking ||
-      infra::outbox::is_consumed(tx, message.message_id)) {
+      payout->partner_outcome != "accepted" || !payout->resource.tracking) {
     infra::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }

@@ -12,12 +12,13 @@ namespace {
 namespace payouts = infra::repositories::payouts;
 namespace broadcasts = infra::repositories::broadcasts;
 
+// The status decides, not the consumed mark: a message applied before completed the payout.
 model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
                       const topics::Envelope& message) {
   auto payout = payouts::lock(tx, message.resource_id);
   const auto broadcast = payout ? broadcasts::find(tx, payout->resource.id) : std::nullopt;
   if (!payout || payout->status != model::PayoutStatus::processing || !broadcast ||
-      broadcast->outcome != "broadcast" || infra::outbox::is_consumed(tx, message.message_id)) {
+      broadcast->outcome != "broadcast") {
     infra::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }
