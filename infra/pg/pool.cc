@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <stdexcept>
 
 #include "infra/log/log.h"
@@ -49,7 +50,8 @@ struct Frame {
   const pqxx::connection_base* connection = nullptr;  // the transaction's; a savepoint's parent's
   std::vector<std::function<void()>> hooks;
   std::vector<DeferredWrite> writes;
-  bool grouped = false;  // mark_grouped
+  bool grouped = false;                          // mark_grouped
+  std::map<std::string, pqxx::row> locked_rows;  // keep_locked_row
 };
 
 thread_local std::vector<Frame> t_frames;
@@ -130,6 +132,20 @@ void flush_deferred(pqxx::work& tx) {
   for (const auto& deferred : writes) write(tx, deferred);
 }
 
+void keep_locked_row(pqxx::work& tx, std::string key, pqxx::row row) {
+  if (auto* frame = frame_of(tx)) frame->locked_rows.insert_or_assign(std::move(key), row);
+}
+
+std::optional<pqxx::row> take_locked_row(pqxx::work& tx, const std::string& key) {
+  // The savepoints' frames first, then the transaction's (the same connection).
+  for (auto frame = t_frames.rbegin(); frame != t_frames.rend(); ++frame) {
+    if (frame->connection != &tx.conn()) break;
+    auto node = frame->locked_rows.extract(key);
+    if (!node.empty()) return std::move(node.mapped());
+  }
+  return std::nullopt;
+}
+
 void flush_deferred_early(pqxx::work& tx) {
   const auto* frame = frame_of(tx);
   if (frame && frame->grouped) return;
@@ -171,6 +187,7 @@ SavepointHooks::~SavepointHooks() {
   if (!kept_ || t_frames.empty()) return;
   auto& parent = t_frames.back();
   for (auto& hook : frame.hooks) parent.hooks.push_back(std::move(hook));
+  parent.locked_rows.merge(frame.locked_rows);
   for (auto& deferred : frame.writes) {
     auto& rows = write_for(parent, *deferred.statement, deferred.order, deferred.on_returned).rows;
     std::move(deferred.rows.begin(), deferred.rows.end(), std::back_inserter(rows));

@@ -104,6 +104,15 @@ void flush_deferred(pqxx::work& tx);
 void flush_deferred_early(pqxx::work& tx);
 void mark_grouped(pqxx::work& tx);
 
+// Rows a transaction locked ahead of their use: a worker's batch locks the rows of all its
+// messages with one statement, in key order, instead of one statement per message. Each row is
+// handed out once, to the first take_locked_row() of its key in that transaction; it is current
+// then, as nobody else can change a row this transaction holds locked. A later lookup of the key
+// finds nothing and reads the row again, since the transaction may have changed it meanwhile.
+// Rows kept inside a savepoint go with it, like its locks. Outside Pool::transact nothing is kept.
+void keep_locked_row(pqxx::work& tx, std::string key, pqxx::row row);
+std::optional<pqxx::row> take_locked_row(pqxx::work& tx, const std::string& key);
+
 // Runs a named statement, preparing it on this connection the first time it is used.
 template <class Transaction, class... Args>
 pqxx::result exec(Transaction& tx, const Statement& statement, Args&&... args) {

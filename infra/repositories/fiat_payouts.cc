@@ -28,6 +28,11 @@ constexpr std::string_view kResource = "fiat_payout";
 
 constexpr pg::Statement kLock{"fiat_payouts_lock", "SELECT " PAYRAIL_FIAT_PAYOUT_COLUMNS
                                                    " FROM fiat_payouts WHERE id = $1 FOR UPDATE"};
+constexpr pg::Statement kLockAll{
+    "fiat_payouts_lock_all",
+    "SELECT " PAYRAIL_FIAT_PAYOUT_COLUMNS
+    " FROM fiat_payouts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED"};
+constexpr RowLocks kRowLocks{"fiat_payouts", kLock, kLockAll};
 
 constexpr pg::Statement kFind{"fiat_payouts_find",
                               "SELECT " PAYRAIL_FIAT_PAYOUT_COLUMNS
@@ -166,9 +171,13 @@ ScreeningColumns screening_columns(const std::optional<ScreeningResult>& screeni
 }  // namespace
 
 std::optional<FiatPayoutRow> lock(pqxx::work& tx, std::string_view id) {
-  const auto rows = pg::exec(tx, kLock, std::string(id));
-  if (rows.empty()) return std::nullopt;
-  return read_row(rows[0]);
+  const auto row = lock_one(tx, kRowLocks, id);
+  if (!row) return std::nullopt;
+  return read_row(*row);
+}
+
+void lock_all(pqxx::work& tx, const std::vector<std::string>& ids) {
+  repositories::lock_all(tx, kRowLocks, ids);
 }
 
 std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,

@@ -43,6 +43,9 @@ struct TransitionDetails {
 
 // Reads and locks a fiat payout (FOR UPDATE) for a worker; any organization.
 std::optional<FiatPayoutRow> lock(pqxx::work& tx, std::string_view id);
+// Locks a worker batch's fiat payouts with one statement: each one's first lock() in this
+// transaction then reads nothing (RowLocks, infra/repositories/sql.h).
+void lock_all(pqxx::work& tx, const std::vector<std::string>& ids);
 
 // Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
 std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,

@@ -23,6 +23,11 @@ using model::PayoutTrigger;
 
 constexpr pg::Statement kLock{
     "payouts_lock", "SELECT " PAYRAIL_PAYOUT_COLUMNS " FROM payouts WHERE id = $1 FOR UPDATE"};
+constexpr pg::Statement kLockAll{
+    "payouts_lock_all",
+    "SELECT " PAYRAIL_PAYOUT_COLUMNS
+    " FROM payouts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED"};
+constexpr RowLocks kRowLocks{"payouts", kLock, kLockAll};
 
 constexpr pg::Statement kFind{"payouts_find",
                               "SELECT " PAYRAIL_PAYOUT_COLUMNS
@@ -131,9 +136,13 @@ std::string mode_text(model::Mode mode) {
 }  // namespace
 
 std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id) {
-  const auto rows = pg::exec(tx, kLock, std::string(payout_id));
-  if (rows.empty()) return std::nullopt;
-  return read_row(rows[0]);
+  const auto row = lock_one(tx, kRowLocks, payout_id);
+  if (!row) return std::nullopt;
+  return read_row(*row);
+}
+
+void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
+  repositories::lock_all(tx, kRowLocks, payout_ids);
 }
 
 std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, PayoutTrigger trigger,

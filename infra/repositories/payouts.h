@@ -41,6 +41,9 @@ struct TransitionDetails {
 
 // Reads and locks a payout (FOR UPDATE) for a worker; any organization.
 std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id);
+// Locks a worker batch's payouts with one statement: each one's first lock() in this
+// transaction then reads nothing (RowLocks, infra/repositories/sql.h).
+void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids);
 
 // Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
 std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,

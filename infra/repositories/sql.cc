@@ -1,5 +1,7 @@
 #include "infra/repositories/sql.h"
 
+#include "infra/pg/sql_array.h"
+
 namespace payrail::infra::repositories {
 
 std::vector<std::string> parse_text_array(const pqxx::field& field) {
@@ -17,6 +19,28 @@ RemainingDelays read_remaining_delays(const pqxx::result& rows) {
   RemainingDelays remaining;
   for (const auto& row : rows) remaining[row[0].as<std::string>()] = row[1].as<long>(0);
   return remaining;
+}
+
+namespace {
+
+std::string locked_key(const RowLocks& locks, std::string_view id) {
+  return std::string(locks.table) + ":" + std::string(id);
+}
+
+}  // namespace
+
+void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids) {
+  if (ids.empty()) return;
+  for (const auto& row : pg::exec(tx, locks.lock_all, pg::sql_array(ids))) {
+    pg::keep_locked_row(tx, locked_key(locks, row[0].as<std::string>()), row);
+  }
+}
+
+std::optional<pqxx::row> lock_one(pqxx::work& tx, const RowLocks& locks, std::string_view id) {
+  if (auto kept = pg::take_locked_row(tx, locked_key(locks, id))) return kept;
+  const auto rows = pg::exec(tx, locks.lock, std::string(id));
+  if (rows.empty()) return std::nullopt;
+  return rows[0];
 }
 
 }  // namespace payrail::infra::repositories

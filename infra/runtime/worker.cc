@@ -46,6 +46,15 @@ Attempt apply_pass(WorkerContext& context, pqxx::work& tx, const Batch& batch,
   Attempt attempt{std::vector<Verdict>(batch.size(), Verdict::skipped),
                   std::vector<std::string>(batch.size())};
   std::set<std::pair<std::string, int32_t>> held;
+  if (batch.lock_all() != nullptr) {
+    std::vector<std::string> resource_ids;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      if (batch.active(i) && (!include || include(i))) {
+        resource_ids.push_back(batch.message(i).resource_id);
+      }
+    }
+    batch.lock_all()(tx, resource_ids);
+  }
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (!batch.active(i) || (include && !include(i))) continue;
     if (held.count(partition_of(deliveries[i])) > 0) {
@@ -121,8 +130,12 @@ void report(WorkerContext& context, Batch& batch, const Attempt& attempt,
 
 }  // namespace
 
-Batch::Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries)
-    : topic_(topic), deliveries_(std::move(deliveries)), state_(deliveries_.size(), State::active) {
+Batch::Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries,
+             LockAll lock_all)
+    : topic_(topic),
+      deliveries_(std::move(deliveries)),
+      state_(deliveries_.size(), State::active),
+      lock_all_(lock_all) {
   // A message delivered twice in one batch (published again before the relay recorded its first
   // publication) is applied once: consumed marks are written at the commit, so the second copy
   // would not see the first's. It is done with the first (and retried with it: same partition).
@@ -228,7 +241,7 @@ std::vector<HandlerOutcome> dispatch(const std::vector<TopicHandler>& topic_hand
       positions.push_back(i);
     }
     if (mine.empty()) continue;
-    Batch batch(*entry.topic, std::move(mine));
+    Batch batch(*entry.topic, std::move(mine), entry.lock_all);
     entry.handler(context, batch);
     const auto applied = batch.outcomes();
     for (std::size_t j = 0; j < positions.size(); ++j) outcomes[positions[j]] = applied[j];

@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,15 +45,21 @@ struct WorkerContext {
   std::string consumer_group;
 };
 
+// Locks the rows of the given resources with one statement, ahead of their messages, which then
+// read them without a statement of their own (e.g. payouts::lock_all).
+using LockAll = void (*)(pqxx::work& tx, const std::vector<std::string>& resource_ids);
+
 // The messages of one topic from one consumer batch, in partition order, and what became of
 // each. A message is active until it is finished (applied, or nothing to do) or failed.
 class Batch {
  public:
-  Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries);
+  Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries,
+        LockAll lock_all = nullptr);
 
   std::size_t size() const { return deliveries_.size(); }
   const topics::Envelope& message(std::size_t index) const { return deliveries_[index].envelope; }
   const topics::TopicSpec& topic() const { return topic_; }
+  LockAll lock_all() const { return lock_all_; }
   const std::vector<kafka::Delivery>& deliveries() const;
   bool active(std::size_t index) const { return state_[index] == State::active; }
   bool any_active() const;
@@ -72,6 +79,7 @@ class Batch {
   const topics::TopicSpec& topic_;
   std::vector<kafka::Delivery> deliveries_;
   std::vector<State> state_;
+  LockAll lock_all_;
 };
 
 // Applies one message inside the batch's transaction (under its own savepoint). An error result
@@ -79,7 +87,9 @@ class Batch {
 // IDEMPOTENT: the message may have been applied before (see infra/kafka/consumer.h).
 using ApplyOne = std::function<model::Status(pqxx::work& tx, std::size_t index)>;
 
-// One transaction over the batch's active messages, in order. Messages stay active when applied
+// One transaction over the batch's active messages, in order, which starts by locking their
+// resources with one statement when the topic's handler names how (TopicHandler::lock_all).
+// Messages stay active when applied
 // (a role may apply them in several steps); a role finishes them itself or leaves them active,
 // which is `done` in the end. Returns the transaction's own failure, after which every active
 // message has been set to retry.
@@ -124,6 +134,7 @@ using BatchHandler = std::function<void(WorkerContext&, Batch&)>;
 struct TopicHandler {
   const topics::TopicSpec* topic;
   BatchHandler handler;
+  LockAll lock_all = nullptr;  // the resources its messages lock, if any
 };
 
 // The common case: each message applied in one step.

@@ -3,6 +3,8 @@
 // fiat_payouts.approved, sending each fiat payout to the payout partner (test mode: the
 // simulator) and handing accepted ones to settlement.
 #include "infra/log/log.h"
+#include "infra/repositories/fiat_payouts.h"
+#include "infra/repositories/payouts.h"
 #include "infra/runtime/worker.h"
 #include "workers/execution/execute_fiat_payout.h"
 #include "workers/execution/execute_payout.h"
@@ -18,12 +20,14 @@ int main() {
       {{&topics::kPayoutsApproved,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_payouts(context, *adapters, batch);
-        }},
+        },
+        infra::repositories::payouts::lock_all},
        {&topics::kFiatPayoutsApproved,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_fiat_payouts(context, *partners,
                                                    data_key ? &*data_key : nullptr, batch);
-        }}},
+        },
+        infra::repositories::fiat_payouts::lock_all}},
       [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);

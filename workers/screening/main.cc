@@ -2,6 +2,8 @@
 // destinations are screened against the OFAC digital-currency addresses, fiat beneficiaries'
 // names against the OFAC SDN names (the snapshot shipped in data/sanctions, or
 // PAYRAIL_SANCTIONS_DIR), and both against the internal blacklist.
+#include "infra/repositories/fiat_payouts.h"
+#include "infra/repositories/payouts.h"
 #include "infra/runtime/worker.h"
 #include "infra/sanctions/sanctions.h"
 #include "workers/screening/sanctions_keeper.h"
@@ -19,12 +21,14 @@ int main() {
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::screening::screen_batch(context, keeper->watcher(), batch,
                                            workers::screening::screen_payout);
-        }},
+        },
+        infra::repositories::payouts::lock_all},
        {&topics::kFiatPayoutsRequested,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::screening::screen_batch(context, keeper->watcher(), batch,
                                            workers::screening::screen_fiat_payout);
-        }}},
+        },
+        infra::repositories::fiat_payouts::lock_all}},
       [&](WorkerContext& context) {
         const auto directory = context.config.sanctions_dir.value_or(
             infra::sanctions::find_default_sanctions_directory().value_or(""));

@@ -3,6 +3,8 @@
 // applies collection providers' notifications (collections.provider_events) and settles received
 // collections to USDC (collections.received), in one consumer group.
 #include "infra/log/log.h"
+#include "infra/repositories/fiat_payouts.h"
+#include "infra/repositories/payouts.h"
 #include "infra/runtime/worker.h"
 #include "workers/settlement/apply_provider_event.h"
 #include "workers/settlement/settle_collection.h"
@@ -23,12 +25,14 @@ int main() {
       {{&topics::kPayoutsBroadcast,
         [&](WorkerContext& context, Batch& batch) {
           workers::settlement::settle_payouts(context, *adapters, batch);
-        }},
+        },
+        infra::repositories::payouts::lock_all},
        {&topics::kFiatPayoutsSent,
         [&](WorkerContext& context, Batch& batch) {
           workers::settlement::settle_fiat_payouts(context, *partners,
                                                    data_key ? &*data_key : nullptr, batch);
-        }},
+        },
+        infra::repositories::fiat_payouts::lock_all},
        {&topics::kCollectionProviderEvents,
         each_message(workers::settlement::apply_provider_event)},
        {&topics::kCollectionsReceived,

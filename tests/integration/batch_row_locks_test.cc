@@ -1,0 +1,225 @@
+// A worker batch locks the rows of all its messages with one statement (TopicHandler::lock_all,
+// payouts::lock_all) against a real database: every payout of the batch is locked before its
+// first message is applied, and each message's lock() gets its own current row; a payout another
+// transaction holds is skipped and waited for by its own message only; a second lock()
+// of the same payout in the transaction reads what the transaction changed; a row taken inside a
+// savepoint that is rolled back is read again, still locked by the transaction; outside
+// Pool::transact nothing is kept; and when one message fails, the pass with savepoints locks and
+// reads the rows again, so the rest of the batch is applied once, on current rows.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "infra/kafka/producer.h"
+#include "infra/outbox/relay.h"
+#include "infra/pg/pool.h"
+#include "infra/repositories/payouts.h"
+#include "infra/runtime/worker.h"
+#include "tests/support/database.h"
+
+namespace payrail::testing {
+namespace {
+
+namespace payouts = infra::repositories::payouts;
+
+class BatchRowLocks : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    database_ = new TestDatabase();
+    database_->add_organization(kOrg);
+    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
+  }
+  static void TearDownTestSuite() {
+    delete pool_;
+    delete database_;
+  }
+
+  // An approved payout of its own (event_sequence 1).
+  static std::string new_payout() {
+    static int count = 0;
+    const auto id = "po_row_locks_" + std::to_string(++count);
+    database_->scalar(
+        "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
+        "amount_usd, event_sequence) VALUES ('" +
+        id + "', '" + kOrg +
+        "', 'test', 'approved', 10, 'USDC', 'polygon', "
+        "'0x0000000000000000000000000000000000000001', 10, 1) RETURNING id");
+    return id;
+  }
+
+  // Whether another connection can lock the payout right now.
+  static bool lockable(const std::string& id) {
+    auto connection = database_->connect();
+    pqxx::work tx(*connection);
+    try {
+      tx.exec_params("SELECT 1 FROM payouts WHERE id = $1 FOR UPDATE NOWAIT", id);
+      return true;
+    } catch (const pqxx::sql_error&) {
+      return false;
+    }
+  }
+
+  static int sequence_of(const std::string& id) {
+    return std::stoi(
+        database_->scalar("SELECT event_sequence FROM payouts WHERE id = '" + id + "'"));
+  }
+
+  static infra::kafka::Delivery delivery(const std::string& payout_id, int32_t partition) {
+    infra::kafka::Delivery result;
+    result.envelope.message_id = "msg_" + payout_id;
+    result.envelope.resource_id = payout_id;
+    result.topic = "payouts.approved";
+    result.partition = partition;
+    return result;
+  }
+
+  // Runs `apply` over the batch as a worker role does (apply_each).
+  static model::Status apply_batch(infra::runtime::Batch& batch,
+                                   const infra::runtime::ApplyOne& apply) {
+    auto producer = infra::kafka::Producer::create({.brokers = "127.0.0.1:9"});
+    EXPECT_TRUE(producer.ok());
+    infra::outbox::Relay relay(*pool_, **producer, {});
+    infra::Config config;
+    infra::runtime::WorkerContext context{config, *pool_, relay, "batch-row-locks-test"};
+    return infra::runtime::apply_each(context, batch, apply);
+  }
+
+  static constexpr const char* kOrg = "org_batch_row_locks";
+  static TestDatabase* database_;
+  static infra::pg::Pool* pool_;
+};
+TestDatabase* BatchRowLocks::database_ = nullptr;
+infra::pg::Pool* BatchRowLocks::pool_ = nullptr;
+
+TEST_F(BatchRowLocks, EveryPayoutIsLockedBeforeTheFirstMessageAndEachGetsItsOwnRow) {
+  const std::vector<std::string> ids{new_payout(), new_payout(), new_payout()};
+  infra::runtime::Batch batch(topics::kPayoutsApproved,
+                              {delivery(ids[0], 0), delivery(ids[1], 0), delivery(ids[2], 0)},
+                              payouts::lock_all);
+  std::vector<bool> last_lockable_at;
+  std::vector<std::string> read_ids;
+  const auto applied = apply_batch(batch, [&](pqxx::work& tx, std::size_t index) {
+    last_lockable_at.push_back(lockable(ids[2]));
+    const auto payout = payouts::lock(tx, batch.message(index).resource_id);
+    read_ids.push_back(payout ? payout->resource.id + "/" + payout->resource.status : "none");
+    return model::ok_status();
+  });
+  ASSERT_TRUE(applied.ok());
+  EXPECT_EQ(last_lockable_at, (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(read_ids, (std::vector<std::string>{ids[0] + "/approved", ids[1] + "/approved",
+                                                ids[2] + "/approved"}));
+  EXPECT_TRUE(lockable(ids[2]));  // released at the commit
+}
+
+TEST_F(BatchRowLocks, APayoutAnotherTransactionHoldsIsSkippedAndLockedByItsOwnMessage) {
+  const std::vector<std::string> ids{new_payout(), new_payout(), new_payout()};
+  auto connection = database_->connect();
+  pqxx::work holder(*connection);
+  holder.exec_params("SELECT 1 FROM payouts WHERE id = $1 FOR UPDATE", ids[1]);
+  infra::runtime::Batch batch(topics::kPayoutsApproved,
+                              {delivery(ids[0], 0), delivery(ids[1], 0), delivery(ids[2], 0)},
+                              payouts::lock_all);
+  std::atomic<int> applied_count{0};
+  std::vector<std::string> read_ids;
+  model::Status applied = model::ok_status();
+  std::thread worker([&] {
+    applied = apply_batch(batch, [&](pqxx::work& tx, std::size_t index) {
+      const auto payout = payouts::lock(tx, ids[index]);
+      read_ids.push_back(payout ? payout->resource.id : "none");
+      ++applied_count;
+      return model::ok_status();
+    });
+  });
+  // The batch waits at the held payout's own message: the one before it is applied, the one
+  // after it is locked already.
+  EXPECT_EQ(wait_for_value(*database_,
+                           "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                           "AND query LIKE '%WHERE id = $1 FOR UPDATE'",
+                           "1"),
+            "1");
+  EXPECT_EQ(applied_count.load(), 1);
+  EXPECT_FALSE(lockable(ids[2]));
+  holder.abort();
+  worker.join();
+  ASSERT_TRUE(applied.ok());
+  EXPECT_EQ(read_ids, ids);
+  EXPECT_EQ(batch.outcomes(),
+            std::vector<infra::kafka::HandlerOutcome>(3, infra::kafka::HandlerOutcome::done));
+}
+
+TEST_F(BatchRowLocks, ASecondLockOfAPayoutReadsWhatTheTransactionChanged) {
+  const auto id = new_payout();
+  std::string first;
+  std::string second;
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    payouts::lock_all(tx, {id});
+    first = payouts::lock(tx, id)->resource.status;
+    tx.exec_params("UPDATE payouts SET status = 'processing' WHERE id = $1", id);
+    second = payouts::lock(tx, id)->resource.status;
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(first, "approved");
+  EXPECT_EQ(second, "processing");
+}
+
+TEST_F(BatchRowLocks, ARowTakenInARolledBackSavepointIsReadAgainAndStaysLocked) {
+  const auto id = new_payout();
+  std::string after_rollback;
+  bool lockable_after_rollback = true;
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    payouts::lock_all(tx, {id});
+    tx.exec0("SAVEPOINT message");
+    {
+      infra::pg::SavepointHooks hooks;  // not kept: discarded with the savepoint
+      EXPECT_EQ(payouts::lock(tx, id)->resource.status, "approved");
+      tx.exec_params("UPDATE payouts SET status = 'processing' WHERE id = $1", id);
+    }
+    tx.exec0("ROLLBACK TO SAVEPOINT message");
+    after_rollback = payouts::lock(tx, id)->resource.status;
+    lockable_after_rollback = lockable(id);
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(after_rollback, "approved");
+  EXPECT_FALSE(lockable_after_rollback);
+}
+
+TEST_F(BatchRowLocks, OutsideAPoolTransactionNothingIsKept) {
+  const auto id = new_payout();
+  auto connection = database_->connect();
+  pqxx::work tx(*connection);
+  payouts::lock_all(tx, {id});
+  tx.exec_params("UPDATE payouts SET status = 'processing' WHERE id = $1", id);
+  EXPECT_EQ(payouts::lock(tx, id)->resource.status, "processing");
+}
+
+TEST_F(BatchRowLocks, AFailingMessageIsIsolatedAndTheRestAreAppliedOnceOnCurrentRows) {
+  const std::vector<std::string> ids{new_payout(), new_payout(), new_payout()};
+  infra::runtime::Batch batch(topics::kPayoutsApproved,
+                              {delivery(ids[0], 0), delivery(ids[1], 1), delivery(ids[2], 2)},
+                              payouts::lock_all);
+  std::vector<int> sequences_read;
+  const auto applied = apply_batch(batch, [&](pqxx::work& tx, std::size_t index) {
+    const auto payout = payouts::lock(tx, ids[index]);
+    sequences_read.push_back(payout->event_sequence);
+    tx.exec_params("UPDATE payouts SET event_sequence = event_sequence + 1 WHERE id = $1",
+                   ids[index]);
+    if (index == 1) return model::Status(model::Error::make(model::ErrorCode::internal_error, "x"));
+    return model::ok_status();
+  });
+  ASSERT_TRUE(applied.ok());
+  EXPECT_EQ(batch.outcomes(),
+            (std::vector<infra::kafka::HandlerOutcome>{infra::kafka::HandlerOutcome::done,
+                                                       infra::kafka::HandlerOutcome::retry,
+                                                       infra::kafka::HandlerOutcome::done}));
+  // The fast pass (0, then 1 fails) rolled back; the pass with savepoints read every row anew.
+  EXPECT_EQ(sequences_read, (std::vector<int>{1, 1, 1, 1, 1}));
+  EXPECT_EQ(sequence_of(ids[0]), 2);
+  EXPECT_EQ(sequence_of(ids[1]), 1);
+  EXPECT_EQ(sequence_of(ids[2]), 2);
+}
+
+}  // namespace
+}  // namespace payrail::testing
