@@ -59,7 +59,9 @@ ChildProcess::ChildProcess(std::string name, std::string binary,
       binary_(std::move(binary)),
       env_(std::move(env)),
       arguments_(std::move(arguments)) {
-  log_path_ = "/tmp/payrail-test-" + std::to_string(getpid()) + "-" + name_ + ".log";
+  const char* log_dir = std::getenv("PAYRAIL_TEST_LOG_DIR");  // infra/test: the build's
+  log_path_ = std::string(log_dir != nullptr ? log_dir : "/tmp") + "/payrail-test-" +
+              std::to_string(getpid()) + "-" + name_ + ".log";
 }
 
 ChildProcess::~ChildProcess() {
