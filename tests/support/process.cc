@@ -11,7 +11,11 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <random>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -27,16 +31,41 @@ std::string bin_path(const std::string& relative) {
   return std::string(dir) + "/" + relative;
 }
 
-int free_port() {
+namespace {
+
+bool bindable(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
   close(fd);
-  return ntohs(address.sin_port);
+  return bound;
+}
+
+}  // namespace
+
+// Not bind(0): that hands out a port of the ephemeral range (32768-60999 on Linux), which any
+// outgoing connection of the machine (a database client, a Kafka client) may take before the
+// process the port is for listens on it, and that process then fails with "Address already in
+// use". A random port below that range is only taken by a listener, which the bind checks; this
+// process never hands out the same port twice.
+int free_port() {
+  constexpr int kFirst = 20000;
+  constexpr int kCount = 12768;  // up to 32767
+  static std::mutex mutex;
+  static std::set<int> handed_out;
+  static std::mt19937 random(std::random_device{}() ^ static_cast<unsigned>(getpid()));
+  std::lock_guard lock(mutex);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int port = kFirst + static_cast<int>(random() % kCount);
+    if (handed_out.count(port) == 0 && bindable(port)) {
+      handed_out.insert(port);
+      return port;
+    }
+  }
+  throw std::runtime_error("no free port below the ephemeral range");
 }
 
 int connect_loopback(int port) {
@@ -60,8 +89,9 @@ ChildProcess::ChildProcess(std::string name, std::string binary,
       env_(std::move(env)),
       arguments_(std::move(arguments)) {
   const char* log_dir = std::getenv("PAYRAIL_TEST_LOG_DIR");  // infra/test: the build's
-  log_path_ = std::string(log_dir != nullptr ? log_dir : "/tmp") + "/payrail-test-" +
-              std::to_string(getpid()) + "-" + name_ + ".log";
+  const std::string directory = log_dir != nullptr ? log_dir : "/tmp";
+  std::filesystem::create_directories(directory);
+  log_path_ = directory + "/payrail-test-" + std::to_string(getpid()) + "-" + name_ + ".log";
 }
 
 ChildProcess::~ChildProcess() {

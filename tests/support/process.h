@@ -43,7 +43,7 @@ class ChildProcess {
   std::size_t log_offset_ = 0;
 };
 
-// A TCP port that was free a moment ago (bound to port 0 and released).
+// A loopback TCP port that was free a moment ago, below the ephemeral range (process.cc).
 int free_port();
 
 // A socket connected to 127.0.0.1:port (raw-bytes tests); throws if nothing listens there.
