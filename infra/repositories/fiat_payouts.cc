@@ -9,6 +9,7 @@
 #include "infra/repositories/resource_transitions.h"
 #include "infra/repositories/spend.h"
 #include "infra/repositories/sql.h"
+#include "infra/repositories/transition_steps.h"
 #include "topics/registry.h"
 
 namespace payrail::infra::repositories::fiat_payouts {
@@ -181,20 +182,24 @@ void lock_all(pqxx::work& tx, const std::vector<std::string>& ids) {
 }
 
 std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
-                                        FiatPayoutTrigger trigger,
+                                        std::initializer_list<FiatPayoutTrigger> triggers,
                                         const TransitionDetails& details) {
-  const auto found = model::find_fiat_payout_transition(current.status, trigger);
-  if (!found) return std::nullopt;
+  const auto steps =
+      model::find_transitions(current.status, triggers, model::find_fiat_payout_transition);
+  if (!steps || steps->empty()) return std::nullopt;
   const auto screening = screening_columns(details.screening);
-  const auto rows = pg::exec(
-      tx, kUpdate, current.resource.id, std::string(model::fiat_payout_status_name(found->to)),
-      found->effects.event ? 1 : 0, screening.status, screening.reasons, screening.list_version,
-      details.failure_reason, details.actor, current.resource.status);
+  const auto events = count_events(*steps);
+  const auto rows = pg::exec(tx, kUpdate, current.resource.id,
+                             std::string(model::fiat_payout_status_name(steps->back().to)), events,
+                             screening.status, screening.reasons, screening.list_version,
+                             details.failure_reason, details.actor, current.resource.status);
   if (rows.empty()) return std::nullopt;  // changed since it was locked: cannot happen under lock
   auto after = read_row(rows[0]);
-  if (!apply_effects(tx, after, *found, details.actor)) {
-    throw std::logic_error("fiat payout transition found the held balance short");
-  }
+  for_each_step(after, *steps, model::fiat_payout_status_name,
+                [&](const FiatPayoutRow& row, const auto& step) {
+                  if (!apply_effects(tx, row, step, details.actor))
+                    throw std::logic_error("fiat payout transition found the held balance short");
+                });
   return after;
 }
 

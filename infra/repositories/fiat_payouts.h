@@ -1,12 +1,14 @@
 // Fiat payout storage. Every state change goes through transition(), which applies one row of the
-// fiat payout transition table (schemas/model/fiat_payout_lifecycle.h) with all its effects in the
-// caller's transaction: status, resource_transitions log, ledger movement of the USDC funding,
-// spend counters and event. The account is stored sealed (its full form) and masked (what
-// responses show); only the execution worker opens the sealed form, to send it to the partner.
+// fiat payout transition table (schemas/model/fiat_payout_lifecycle.h), or several in turn with
+// one write, with all their effects in the caller's transaction: status, resource_transitions log,
+// ledger movement of the USDC funding, spend counters and event. The account is stored sealed (its
+// full form) and masked (what responses show); only the execution worker opens the sealed form, to
+// send it to the partner.
 #pragma once
 
 #include <pqxx/pqxx>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,10 +49,16 @@ std::optional<FiatPayoutRow> lock(pqxx::work& tx, std::string_view id);
 // transaction then reads nothing (RowLocks, infra/repositories/sql.h).
 void lock_all(pqxx::work& tx, const std::vector<std::string>& ids);
 
-// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
+// Applies `triggers` in turn with one UPDATE, as payouts::transition does.
 std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
-                                        model::FiatPayoutTrigger trigger,
+                                        std::initializer_list<model::FiatPayoutTrigger> triggers,
                                         const TransitionDetails& details = {});
+// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
+inline std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
+                                               model::FiatPayoutTrigger trigger,
+                                               const TransitionDetails& details = {}) {
+  return transition(tx, current, {trigger}, details);
+}
 
 struct NewFiatPayout {
   std::string id;            // chosen by the caller ("fpo_..."), so it can wait for it first

@@ -9,6 +9,7 @@
 #include "infra/repositories/resource_transitions.h"
 #include "infra/repositories/spend.h"
 #include "infra/repositories/sql.h"
+#include "infra/repositories/transition_steps.h"
 #include "topics/registry.h"
 
 namespace payrail::infra::repositories::payouts {
@@ -145,14 +146,17 @@ void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
   repositories::lock_all(tx, kRowLocks, payout_ids);
 }
 
-std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, PayoutTrigger trigger,
+std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
+                                    std::initializer_list<PayoutTrigger> triggers,
                                     const TransitionDetails& details) {
-  const auto found = model::find_payout_transition(current.status, trigger);
-  if (!found) return std::nullopt;
+  const auto steps =
+      model::find_transitions(current.status, triggers, model::find_payout_transition);
+  if (!steps || steps->empty()) return std::nullopt;
   const auto& screening = details.screening;
+  const auto events = count_events(*steps);
   const auto rows = pg::exec(
-      tx, kUpdate, current.resource.id, std::string(model::payout_status_name(found->to)),
-      found->effects.event ? 1 : 0,
+      tx, kUpdate, current.resource.id, std::string(model::payout_status_name(steps->back().to)),
+      events,
       screening ? std::optional<std::string>(screening->blocked ? "blocked" : "clear")
                 : std::nullopt,
       screening ? std::optional<std::string>(pg::sql_array(screening->reasons)) : std::nullopt,
@@ -160,9 +164,11 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, Pa
       details.tx_hash, details.failure_reason, details.approved_by, current.resource.status);
   if (rows.empty()) return std::nullopt;  // changed since it was locked: cannot happen under lock
   auto after = read_row(rows[0]);
-  if (!apply_effects(tx, after, *found)) {
-    throw std::logic_error("payout transition found the held balance short");
-  }
+  for_each_step(after, *steps, model::payout_status_name,
+                [&](const PayoutRow& row, const auto& step) {
+                  if (!apply_effects(tx, row, step))
+                    throw std::logic_error("payout transition found the held balance short");
+                });
   return after;
 }
 

@@ -1,10 +1,12 @@
 // Payout storage. Every state change goes through transition(), which applies one row of the
-// payout transition table (schemas/model/payout_lifecycle.h) with all its effects in the caller's
-// transaction: status, transition log, ledger movement, spend counters and event.
+// payout transition table (schemas/model/payout_lifecycle.h), or several in turn with one write,
+// with all their effects in the caller's transaction: status, transition log, ledger movement,
+// spend counters and event.
 #pragma once
 
 #include <pqxx/pqxx>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,10 +47,18 @@ std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id);
 // transaction then reads nothing (RowLocks, infra/repositories/sql.h).
 void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids);
 
-// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
+// Applies `triggers` in turn with one UPDATE: each is logged and has its effects (event, money)
+// as if applied alone; `details` are written with the last. nullopt (and no change) when the
+// table forbids one of them from the current status.
 std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
-                                    model::PayoutTrigger trigger,
+                                    std::initializer_list<model::PayoutTrigger> triggers,
                                     const TransitionDetails& details = {});
+// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
+inline std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
+                                           model::PayoutTrigger trigger,
+                                           const TransitionDetails& details = {}) {
+  return transition(tx, current, {trigger}, details);
+}
 
 struct NewPayout {
   std::string id;            // chosen by the caller ("po_..."), so it can wait for it first

@@ -7,9 +7,11 @@
 
 #include <array>
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace payrail::model {
 
@@ -24,6 +26,24 @@ struct Transition {
 
   bool operator==(const Transition&) const = default;
 };
+
+// The rows `triggers` take in turn from `from` (so that one write can record them all, e.g. a
+// payout's start of screening and its decision in one transaction), or nullopt when the table
+// forbids one of them. `find` is the resource's lookup (find_payout_transition, ...).
+template <class Row, class Status, class Trigger>
+std::optional<std::vector<Row>> find_transitions(Status from,
+                                                 std::initializer_list<Trigger> triggers,
+                                                 std::optional<Row> (*find)(std::optional<Status>,
+                                                                            Trigger)) {
+  std::vector<Row> rows;
+  for (const auto trigger : triggers) {
+    const auto row = find(from, trigger);
+    if (!row) return std::nullopt;
+    rows.push_back(*row);
+    from = row->to;
+  }
+  return rows;
+}
 
 // Wire names of an enum whose enumerators are 0..Count-1 in declaration order.
 template <class Enum, std::size_t Count>

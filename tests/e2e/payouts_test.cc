@@ -24,6 +24,19 @@ class Payouts : public ::testing::Test {
     return wait_for_status(stack_->http(), org_.test_key, id, statuses);
   }
   std::string usdc() { return balance_of(stack_->database(), org_.id, "test", "USDC"); }
+  // The payout's transition log ("from>to:trigger", in order) and its events' sequence numbers.
+  std::string transitions_of(const std::string& id) {
+    return stack_->database().scalar(
+        "SELECT string_agg(coalesce(from_status, '-') || '>' || to_status || ':' || trigger, ',' "
+        "ORDER BY id) FROM payout_transitions WHERE payout_id = '" +
+        id + "'");
+  }
+  std::string event_sequences_of(const std::string& id) {
+    return stack_->database().scalar(
+        "SELECT string_agg(sequence::text, ',' ORDER BY sequence) || '/' || (SELECT "
+        "event_sequence FROM payouts WHERE id = '" +
+        id + "') FROM events WHERE resource_id = '" + id + "'");
+  }
   HttpResult get(const std::string& id) {
     return stack_->http().get("/v1/payouts/" + id, with_key(org_.test_key));
   }
@@ -50,6 +63,11 @@ TEST_F(Payouts, CompletesWithSimulatedHashAndSettlesTheHold) {
   for (const auto* type : {"payout.created", "payout.processing", "payout.completed"}) {
     EXPECT_EQ(event_count(stack_->database(), id, type), 1) << type;
   }
+  // Screening writes its start and its decision at once; both are logged, in order.
+  EXPECT_EQ(transitions_of(id),
+            "->pending:create,pending>screening:start_screening,screening>approved:screening_clear,"
+            "approved>processing:execute,processing>completed:confirm");
+  EXPECT_EQ(event_sequences_of(id), "1,2,3/3");
 }
 
 TEST_F(Payouts, FailedBroadcastRefundsWithReason) {
@@ -86,6 +104,10 @@ TEST_F(Payouts, RealOfacListedEthereumAddressIsBlockedAndNothingMoves) {
   EXPECT_EQ(balance_of(stack_->database(), org_.id, "test", "ETH"), "1000/0");
   EXPECT_EQ(event_count(stack_->database(), id, "payout.blocked"), 1);
   EXPECT_EQ(event_count(stack_->database(), id, "payout.processing"), 0);
+  EXPECT_EQ(transitions_of(id),
+            "->pending:create,pending>screening:start_screening,"
+            "screening>blocked:screening_flagged");
+  EXPECT_EQ(event_sequences_of(id), "1,2/2");
   EXPECT_NE(stack_->database().scalar("SELECT screening_list_version FROM payouts WHERE id = '" +
                                       id + "'"),
             "");

@@ -151,5 +151,22 @@ TEST(PayoutLifecycle, StatusNamesRoundTrip) {
   EXPECT_FALSE(parse_payout_status("done").has_value());
 }
 
+// Screening records its start and its decision with one write: the rows both triggers take in
+// turn, or nothing when the table forbids either.
+TEST(PayoutLifecycle, TransitionsInTurnFollowTheTable) {
+  const auto through = find_transitions(S::pending, {T::start_screening, T::screening_flagged},
+                                        find_payout_transition);
+  ASSERT_TRUE(through.has_value());
+  ASSERT_EQ(through->size(), 2u);
+  EXPECT_EQ((*through)[0], *find_payout_transition(S::pending, T::start_screening));
+  EXPECT_EQ((*through)[1], *find_payout_transition(S::screening, T::screening_flagged));
+  EXPECT_FALSE(
+      find_transitions(S::pending, {T::screening_clear, T::start_screening}, find_payout_transition)
+          .has_value());
+  EXPECT_FALSE(
+      find_transitions(S::approved, {T::start_screening}, find_payout_transition).has_value());
+  EXPECT_EQ(find_transitions(S::approved, {}, find_payout_transition)->size(), 0u);
+}
+
 }  // namespace
 }  // namespace payrail::model

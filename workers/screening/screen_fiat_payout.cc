@@ -21,9 +21,10 @@ struct FiatPayout {
   static std::optional<Row> lock(pqxx::work& tx, const std::string& id) {
     return fiat_payouts::lock(tx, id);
   }
-  static std::optional<Row> transition(pqxx::work& tx, const Row& row, Trigger trigger,
+  static std::optional<Row> transition(pqxx::work& tx, const Row& row,
+                                       std::initializer_list<Trigger> triggers,
                                        const fiat_payouts::TransitionDetails& details) {
-    return fiat_payouts::transition(tx, row, trigger, details);
+    return fiat_payouts::transition(tx, row, triggers, details);
   }
   static std::string_view trigger_name(Trigger trigger) {
     return model::fiat_payout_trigger_name(trigger);

@@ -22,9 +22,10 @@ struct StablecoinPayout {
   static std::optional<Row> lock(pqxx::work& tx, const std::string& id) {
     return payouts::lock(tx, id);
   }
-  static std::optional<Row> transition(pqxx::work& tx, const Row& row, Trigger trigger,
+  static std::optional<Row> transition(pqxx::work& tx, const Row& row,
+                                       std::initializer_list<Trigger> triggers,
                                        const payouts::TransitionDetails& details) {
-    return payouts::transition(tx, row, trigger, details);
+    return payouts::transition(tx, row, triggers, details);
   }
   static std::string_view trigger_name(Trigger trigger) {
     return model::payout_trigger_name(trigger);

@@ -17,23 +17,23 @@
 
 namespace payrail::workers::screening {
 
-// pending -> screening; the payout, locked, or nothing when there is nothing (more) to do. The
-// status decides: a message applied before finds the payout decided (or cancelled), and its
-// consumed mark is only written, never read (a read per message would cost a statement).
+// The payout to screen, locked (pending, or screening when an earlier attempt waited for the
+// lists), or nothing when there is nothing (more) to do. The status decides: a message applied
+// before finds the payout decided (or cancelled), and its consumed mark is only written, never
+// read (a read per message would cost a statement).
 template <class Kind>
-std::optional<typename Kind::Row> start_screening(pqxx::work& tx, const topics::Envelope& message) {
+std::optional<typename Kind::Row> to_screen(pqxx::work& tx, const topics::Envelope& message) {
   auto payout = Kind::lock(tx, message.resource_id);
-  if (payout && payout->status == Kind::Status::pending) {
-    payout = Kind::transition(tx, *payout, Kind::Trigger::start_screening, {});
-  }
-  if (!payout || payout->status != Kind::Status::screening) {
+  if (!payout ||
+      (payout->status != Kind::Status::pending && payout->status != Kind::Status::screening)) {
     infra::outbox::mark_consumed(tx, message.message_id);  // cancelled meanwhile, or done
     return std::nullopt;
   }
   return payout;
 }
 
-// Records the decision and wakes the API request waiting for it.
+// Records the decision and wakes the API request waiting for it. A pending payout goes through
+// `screening` to the decision with one write: both transitions are logged, as two writes would.
 template <class Kind>
 void record_decision(pqxx::work& tx, const topics::Envelope& message,
                      const typename Kind::Row& payout,
@@ -46,7 +46,11 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
                        : infra::repositories::spend::within_auto_approval(payout.amount_usd, limits)
                            ? Kind::Trigger::screening_clear
                            : Kind::Trigger::screening_over_limit;
-  Kind::transition(tx, payout, trigger, {.screening = result});
+  if (payout.status == Kind::Status::pending) {
+    Kind::transition(tx, payout, {Kind::Trigger::start_screening, trigger}, {.screening = result});
+  } else {
+    Kind::transition(tx, payout, {trigger}, {.screening = result});
+  }
   count_after_commit(Kind::kResource, result);
   if (trigger == Kind::Trigger::screening_clear) {
     infra::outbox::enqueue(tx, Kind::approved_topic(), payout.org_id, resource.mode, resource.id);
@@ -60,12 +64,18 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
 }
 
 // PROCESSING IS IDEMPOTENT: guarded by the payout's status, read under its row lock.
-// Without `lists` the payout only moves to `screening`: the decision waits for them.
+// Without `lists` the payout only moves to `screening` (visibly waiting): the decision waits for
+// them.
 template <class Kind>
 model::Status screen_resource(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
                               const topics::Envelope& message) {
-  const auto payout = start_screening<Kind>(tx, message);
-  if (payout && lists != nullptr) record_decision<Kind>(tx, message, *payout, *lists);
+  const auto payout = to_screen<Kind>(tx, message);
+  if (!payout) return model::ok_status();
+  if (lists != nullptr) {
+    record_decision<Kind>(tx, message, *payout, *lists);
+  } else if (payout->status == Kind::Status::pending) {
+    Kind::transition(tx, *payout, {Kind::Trigger::start_screening}, {});
+  }
   return model::ok_status();
 }
 
