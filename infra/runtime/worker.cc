@@ -46,17 +46,16 @@ Attempt apply_pass(WorkerContext& context, pqxx::work& tx, const Batch& batch,
   Attempt attempt{std::vector<Verdict>(batch.size(), Verdict::skipped),
                   std::vector<std::string>(batch.size())};
   std::set<std::pair<std::string, int32_t>> held;
+  const auto in_pass = [&](std::size_t i) { return batch.active(i) && (!include || include(i)); };
   if (batch.lock_all() != nullptr) {
     std::vector<std::string> resource_ids;
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (batch.active(i) && (!include || include(i))) {
-        resource_ids.push_back(batch.message(i).resource_id);
-      }
+      if (in_pass(i)) resource_ids.push_back(batch.message(i).resource_id);
     }
     batch.lock_all()(tx, resource_ids);
   }
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    if (!batch.active(i) || (include && !include(i))) continue;
+    if (!in_pass(i)) continue;
     if (held.count(partition_of(deliveries[i])) > 0) {
       attempt.verdicts[i] = Verdict::held_back;
       continue;

@@ -89,11 +89,10 @@ using ApplyOne = std::function<model::Status(pqxx::work& tx, std::size_t index)>
 
 // One transaction over the batch's active messages, in order, which starts by locking their
 // resources with one statement when the topic's handler names how (TopicHandler::lock_all).
-// Messages stay active when applied
-// (a role may apply them in several steps); a role finishes them itself or leaves them active,
-// which is `done` in the end. Returns the transaction's own failure, after which every active
-// message has been set to retry.
-// `include`, when given, limits the pass to the active messages it accepts.
+// Messages stay active when applied (a role may apply them in several steps); a role finishes
+// them itself or leaves them active, which is `done` in the end. Returns the transaction's own
+// failure, after which every active message has been set to retry. `include`, when given, limits
+// the pass to the active messages it accepts.
 model::Status apply_each(WorkerContext& context, Batch& batch, const ApplyOne& apply,
                          const std::function<bool(std::size_t)>& include = {});
 

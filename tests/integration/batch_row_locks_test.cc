@@ -65,6 +65,16 @@ class BatchRowLocks : public ::testing::Test {
         database_->scalar("SELECT event_sequence FROM payouts WHERE id = '" + id + "'"));
   }
 
+  // A batch of approvals of `ids`, message i on partition `partitions[i]`, locking as execution's.
+  static infra::runtime::Batch batch_of(const std::vector<std::string>& ids,
+                                        const std::vector<int32_t>& partitions) {
+    std::vector<infra::kafka::Delivery> deliveries;
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      deliveries.push_back(delivery(ids[i], partitions[i]));
+    return infra::runtime::Batch(topics::kPayoutsApproved, std::move(deliveries),
+                                 payouts::lock_all);
+  }
+
   static infra::kafka::Delivery delivery(const std::string& payout_id, int32_t partition) {
     infra::kafka::Delivery result;
     result.envelope.message_id = "msg_" + payout_id;
@@ -94,9 +104,7 @@ infra::pg::Pool* BatchRowLocks::pool_ = nullptr;
 
 TEST_F(BatchRowLocks, EveryPayoutIsLockedBeforeTheFirstMessageAndEachGetsItsOwnRow) {
   const std::vector<std::string> ids{new_payout(), new_payout(), new_payout()};
-  infra::runtime::Batch batch(topics::kPayoutsApproved,
-                              {delivery(ids[0], 0), delivery(ids[1], 0), delivery(ids[2], 0)},
-                              payouts::lock_all);
+  auto batch = batch_of(ids, {0, 0, 0});
   std::vector<bool> last_lockable_at;
   std::vector<std::string> read_ids;
   const auto applied = apply_batch(batch, [&](pqxx::work& tx, std::size_t index) {
@@ -117,9 +125,7 @@ TEST_F(BatchRowLocks, APayoutAnotherTransactionHoldsIsSkippedAndLockedByItsOwnMe
   auto connection = database_->connect();
   pqxx::work holder(*connection);
   holder.exec_params("SELECT 1 FROM payouts WHERE id = $1 FOR UPDATE", ids[1]);
-  infra::runtime::Batch batch(topics::kPayoutsApproved,
-                              {delivery(ids[0], 0), delivery(ids[1], 0), delivery(ids[2], 0)},
-                              payouts::lock_all);
+  auto batch = batch_of(ids, {0, 0, 0});
   std::atomic<int> applied_count{0};
   std::vector<std::string> read_ids;
   model::Status applied = model::ok_status();
@@ -197,9 +203,7 @@ TEST_F(BatchRowLocks, OutsideAPoolTransactionNothingIsKept) {
 
 TEST_F(BatchRowLocks, AFailingMessageIsIsolatedAndTheRestAreAppliedOnceOnCurrentRows) {
   const std::vector<std::string> ids{new_payout(), new_payout(), new_payout()};
-  infra::runtime::Batch batch(topics::kPayoutsApproved,
-                              {delivery(ids[0], 0), delivery(ids[1], 1), delivery(ids[2], 2)},
-                              payouts::lock_all);
+  auto batch = batch_of(ids, {0, 1, 2});
   std::vector<int> sequences_read;
   const auto applied = apply_batch(batch, [&](pqxx::work& tx, std::size_t index) {
     const auto payout = payouts::lock(tx, ids[index]);

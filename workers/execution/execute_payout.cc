@@ -20,7 +20,7 @@ struct Pending {
 // Step 1 (one transaction for the batch): approved -> processing (event payout.processing) and the
 // broadcast intent, committed before the adapter is called. The status decides, not the consumed
 // mark: a message applied before finds the payout past processing, or processing with its
-// broadcast's outcome recorded (then no adapter call, and step 2 finds the mark under the lock).
+// broadcast's outcome recorded (then no adapter call, and step 2 writes nothing: see there).
 std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& message) {
   auto payout = payouts::lock(tx, message.resource_id);
   if (payout && payout->status == PayoutStatus::approved) {
