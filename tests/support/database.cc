@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -66,6 +67,7 @@ TestDatabase::TestDatabase(std::string existing_url)
     : url_(std::move(existing_url)), owned_(false) {}
 
 TestDatabase::~TestDatabase() {
+  connection_.reset();
   if (!owned_) return;
   try {
     pqxx::connection admin(admin_url_);
@@ -81,11 +83,21 @@ std::unique_ptr<pqxx::connection> TestDatabase::connect() const {
 }
 
 std::string TestDatabase::scalar(const std::string& sql) const {
-  auto connection = connect();
-  pqxx::nontransaction tx(*connection);
-  const auto rows = tx.exec(sql);
-  if (rows.empty() || rows[0][0].is_null()) return "";
-  return rows[0][0].as<std::string>();
+  std::lock_guard lock(mutex_);
+  // A kept connection may have died since its last use (a test that restarts the cluster): it
+  // is found out when the query is sent, and the query is sent again once, on a new connection.
+  for (int attempt = 0;; ++attempt) {
+    if (!connection_) connection_ = connect();
+    try {
+      pqxx::nontransaction tx(*connection_);
+      const auto rows = tx.exec(sql);
+      if (rows.empty() || rows[0][0].is_null()) return "";
+      return rows[0][0].as<std::string>();
+    } catch (const pqxx::broken_connection&) {
+      connection_.reset();
+      if (attempt > 0) throw;
+    }
+  }
 }
 
 void TestDatabase::add_organization(const std::string& org_id) const {
