@@ -206,7 +206,12 @@ class TimestampProbe {
         std::chrono::steady_clock::now() + std::chrono::milliseconds(kAdminTimeoutMs);
     while (std::chrono::steady_clock::now() < deadline) {
       std::unique_ptr<RdKafka::Message> message(consumer_->consume(200));
-      if (message->err() == RdKafka::ERR_NO_ERROR) return message->timestamp().timestamp;
+      // Only the message asked for: one fetched for an earlier probe may still be delivered,
+      // and its timestamp would send the search the wrong way.
+      if (message->err() == RdKafka::ERR_NO_ERROR && message->partition() == partition &&
+          message->offset() == offset && message->topic_name() == topic) {
+        return message->timestamp().timestamp;
+      }
     }
     return admin_error("no message at " + topic + "[" + std::to_string(partition) + "] offset " +
                        std::to_string(offset));
