@@ -25,10 +25,10 @@ int consumer_lag(const Config& config, const Options& options) {
 
 int reset_to_time(const std::string& brokers, const std::string& group, const std::string& topic,
                   const std::string& text) {
-  const auto time = time::parse_utc(text);
-  if (!time) return fail("--to-time must look like 2026-11-21T10:00:00Z");
-  const auto time_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(time->time_since_epoch()).count();
+  const auto time = time::parse_utc_ms(text);
+  if (!time)
+    return fail("--to-time must look like 2026-11-21T10:00:00Z or 2026-11-21T10:00:00.250Z");
+  const auto time_ms = time->time_since_epoch().count();
   auto resets = kafka::reset_offsets_to_time(brokers, group, topic, time_ms);
   if (!resets.ok()) return fail(resets.error().message);
   long replayed = 0;

@@ -60,4 +60,19 @@ std::optional<std::chrono::sys_seconds> parse_utc(std::string_view text) {
   return std::chrono::sys_seconds(std::chrono::seconds(seconds));
 }
 
+std::optional<std::chrono::sys_time<std::chrono::milliseconds>> parse_utc_ms(
+    std::string_view text) {
+  const auto seconds = parse_utc(text);
+  if (!seconds) return std::nullopt;
+  // parse_utc checked the shape: digits after the '.' up to the 'Z', if any.
+  constexpr std::size_t kFractionAt = 19;  // after "YYYY-MM-DDTHH:MM:SS"
+  long milliseconds = 0;
+  long scale = 100;
+  for (std::size_t i = kFractionAt + 1; i + 1 < text.size() && scale > 0; ++i, scale /= 10) {
+    milliseconds += (text[i] - '0') * scale;
+  }
+  return std::chrono::sys_time<std::chrono::milliseconds>(*seconds) +
+         std::chrono::milliseconds(milliseconds);
+}
+
 }  // namespace payrail::infra::time

@@ -21,4 +21,9 @@ std::string format_utc(TimePoint point);
 // seconds, not TimePoint: system_clock counts nanoseconds in 64 bits and ends in 2262.
 std::optional<std::chrono::sys_seconds> parse_utc(std::string_view text);
 
+// The same format to the millisecond: fractional seconds are kept, truncated to milliseconds
+// ("…:00.4249Z" is 424 ms). For the operator's commands, whose times pick Kafka messages
+// (stamped in milliseconds): a time dropped to its second would take in up to 999 ms more.
+std::optional<std::chrono::sys_time<std::chrono::milliseconds>> parse_utc_ms(std::string_view text);
+
 }  // namespace payrail::infra::time

@@ -143,6 +143,25 @@ TEST(Timestamps, OutsideTheSaneRangeAreRefused) {
   }
 }
 
+// The operator's --to-time picks Kafka messages, stamped in milliseconds: a time cut to its
+// second would replay up to 999 ms of messages the operator asked to skip.
+TEST(Timestamps, ToTheMillisecondKeepTheFraction) {
+  using namespace std::chrono;
+  const sys_time<milliseconds> second = sys_days(year(2026) / 11 / 21) + hours(10);
+  EXPECT_EQ(infra::time::parse_utc_ms("2026-11-21T10:00:00Z"), second);
+  EXPECT_EQ(infra::time::parse_utc_ms("2026-11-21T10:00:00.4Z"), second + milliseconds(400));
+  EXPECT_EQ(infra::time::parse_utc_ms("2026-11-21T10:00:00.42Z"), second + milliseconds(420));
+  EXPECT_EQ(infra::time::parse_utc_ms("2026-11-21T10:00:00.424Z"), second + milliseconds(424));
+  EXPECT_EQ(infra::time::parse_utc_ms("2026-11-21T10:00:00.4249999Z"), second + milliseconds(424));
+  EXPECT_EQ(
+      infra::time::parse_utc_ms("9999-12-31T23:59:59.999Z"),
+      sys_days(year(9999) / 12 / 31) + hours(23) + minutes(59) + seconds(59) + milliseconds(999));
+  for (const char* text : {"2026-11-21T10:00:00.Z", "2026-11-21T10:00:00.4x2Z",
+                           "2026-11-21T10:00:00.424", "1969-12-31T23:59:59.999Z"}) {
+    EXPECT_FALSE(infra::time::parse_utc_ms(text)) << text;
+  }
+}
+
 TEST(WebhookUrl, SchemeIsStoredInLowerCase) {
   for (const char* text : {"HTTPS://hooks.example.com/x", "Https://hooks.example.com/x",
                            "https://hooks.example.com/x"}) {
