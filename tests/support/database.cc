@@ -86,6 +86,8 @@ std::string TestDatabase::scalar(const std::string& sql) const {
   std::lock_guard lock(mutex_);
   // A kept connection may have died since its last use (a test that restarts the cluster): it
   // is found out when the query is sent, and the query is sent again once, on a new connection.
+  // (Had the server run it before the connection died, it runs twice: the writes tests make
+  // through here set a value, so a second run changes nothing.)
   for (int attempt = 0;; ++attempt) {
     if (!connection_) connection_ = connect();
     try {
