@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "api/handlers/handlers.h"
+#include "api/handlers/screened_create.h"
 #include "api/health_probe.h"
 #include "api/http/server.h"
 #include "api/middleware/authentication.h"
@@ -74,6 +75,7 @@ int main() {
   infra::pg::GroupedWrites creates(
       pool, {.max_requests = static_cast<std::size_t>(config.create_group_max),
              .max_groups = static_cast<std::size_t>(config.create_groups)});
+  api::screened_create::Answers answers(pool, static_cast<std::size_t>(config.create_group_max));
   api::Services services{.config = config,
                          .db = &pool,
                          .sessions = &*sessions,
@@ -87,7 +89,8 @@ int main() {
                          .workers = &workers,
                          .rates = &rates,
                          .collection_providers = &collection_providers,
-                         .creates = &creates};
+                         .creates = &creates,
+                         .answers = &answers};
 
   relay.start();
   payout_decisions.start();

@@ -20,6 +20,9 @@ class ApiKeyAuthenticator;
 class RateLimiter;
 class HealthProbe;
 class Router;
+namespace screened_create {
+class Answers;
+}
 }  // namespace payrail::api
 namespace payrail::infra::catalog {
 class Countries;
@@ -49,6 +52,7 @@ struct Services {
   const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
   const infra::collections::CollectionProviders* collection_providers = nullptr;
   infra::pg::GroupedWrites* creates = nullptr;  // payout and fiat payout creates, grouped
+  screened_create::Answers* answers = nullptr;  // their answers, read and recorded in groups
 };
 
 }  // namespace payrail::api

@@ -188,11 +188,8 @@ HttpResponse decision_response(const fiat_payouts::FiatPayoutRow& payout,
 }
 
 const screened_create::Resource kFiatPayoutResource{
-    .answer = [](pqxx::transaction_base& tx, const idempotency::Scope& scope, const std::string& id,
-                 const std::string& request_id) -> std::optional<HttpResponse> {
-      const auto payout = fiat_payouts::find(tx, scope.org_id, scope.mode, id);
-      if (!payout) return std::nullopt;
-      return decision_response(*payout, request_id);
+    .answer = [](pqxx::transaction_base& tx, const std::vector<screened_create::Wanted>& wanted) {
+      return screened_create::answer_rows(tx, wanted, fiat_payouts::find_many, decision_response);
     }};
 
 // Everything after validation: the live checks (a used key is answered first), the create

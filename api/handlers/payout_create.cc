@@ -118,11 +118,8 @@ HttpResponse decision_response(const payouts::PayoutRow& payout, const std::stri
 }
 
 const screened_create::Resource kPayoutResource{
-    .answer = [](pqxx::transaction_base& tx, const idempotency::Scope& scope, const std::string& id,
-                 const std::string& request_id) -> std::optional<HttpResponse> {
-      const auto payout = payouts::find(tx, scope.org_id, scope.mode, id);
-      if (!payout) return std::nullopt;
-      return decision_response(*payout, request_id);
+    .answer = [](pqxx::transaction_base& tx, const std::vector<screened_create::Wanted>& wanted) {
+      return screened_create::answer_rows(tx, wanted, payouts::find_many, decision_response);
     }};
 
 }  // namespace

@@ -42,6 +42,12 @@ constexpr pg::Statement kFind{"fiat_payouts_find",
 constexpr pg::Statement kFindAny{"fiat_payouts_find_any", "SELECT " PAYRAIL_FIAT_PAYOUT_COLUMNS
                                                           " FROM fiat_payouts WHERE id = $1"};
 
+// The rows of these ids that exist, in no particular order (the answers of creates decided
+// together).
+constexpr pg::Statement kFindMany{"fiat_payouts_find_many",
+                                  "SELECT " PAYRAIL_FIAT_PAYOUT_COLUMNS
+                                  " FROM fiat_payouts WHERE id = ANY($1::text[])"};
+
 constexpr pg::Statement kList{
     "fiat_payouts_list",
     "SELECT " PAYRAIL_FIAT_PAYOUT_COLUMNS
@@ -322,6 +328,13 @@ model::Result<std::optional<FiatPayoutRow>> find(pg::Pool& pool, std::string_vie
       [&](pqxx::nontransaction& tx) -> model::Result<std::optional<FiatPayoutRow>> {
         return find(tx, org_id, mode, id);
       });
+}
+
+std::vector<FiatPayoutRow> find_many(pqxx::transaction_base& tx,
+                                     const std::vector<std::string>& ids) {
+  std::vector<FiatPayoutRow> rows;
+  for (const auto& row : pg::exec(tx, kFindMany, pg::sql_array(ids))) rows.push_back(read_row(row));
+  return rows;
 }
 
 model::Result<std::optional<FiatPayoutRow>> find_any(pg::Pool& pool, std::string_view id) {

@@ -117,6 +117,10 @@ std::optional<FiatPayoutRow> find(pqxx::transaction_base& tx, std::string_view o
                                   model::Mode mode, std::string_view id);
 model::Result<std::optional<FiatPayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                                  model::Mode mode, std::string_view id);
+// The rows of `ids` that exist, whatever their organization (the caller checks it), in no
+// particular order: one statement for the answers of creates decided together.
+std::vector<FiatPayoutRow> find_many(pqxx::transaction_base& tx,
+                                     const std::vector<std::string>& ids);
 // For identity-provider sessions, which are not bound to one organization and mode.
 model::Result<std::optional<FiatPayoutRow>> find_any(pg::Pool& pool, std::string_view id);
 

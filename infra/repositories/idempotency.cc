@@ -1,5 +1,10 @@
 #include "infra/repositories/idempotency.h"
 
+#include <set>
+#include <tuple>
+
+#include "infra/pg/sql_array.h"
+
 namespace payrail::infra::repositories::idempotency {
 namespace {
 
@@ -19,6 +24,15 @@ constexpr pg::Statement kComplete{
     "UPDATE idempotency_keys SET response_status = $4, response_body = $5, "
     "response_request_id = $6, completed_at = now() "
     "WHERE org_id = $1 AND mode = $2 AND idempotency_key = $3 AND completed_at IS NULL"};
+
+constexpr pg::Statement kCompleteMany{
+    "idempotency_complete_many",
+    "UPDATE idempotency_keys k SET response_status = a.status, response_body = a.body, "
+    "response_request_id = a.request_id, completed_at = now() "
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[]) "
+    "AS a(org_id, mode, idempotency_key, status, body, request_id) "
+    "WHERE k.org_id = a.org_id AND k.mode = a.mode AND k.idempotency_key = a.idempotency_key "
+    "AND k.completed_at IS NULL RETURNING k.org_id, k.mode, k.idempotency_key"};
 
 constexpr pg::Statement kPurge{
     "idempotency_purge",
@@ -64,6 +78,30 @@ bool complete(pqxx::transaction_base& tx, const Scope& scope, int status, const 
   return pg::exec(tx, kComplete, scope.org_id, mode_text(scope), scope.key, status, body,
                   request_id)
              .affected_rows() == 1;
+}
+
+std::vector<bool> complete_many(pqxx::transaction_base& tx, const std::vector<Answer>& answers) {
+  std::vector<std::string> org_ids, modes, keys, bodies, request_ids;
+  std::vector<long> statuses;
+  for (const auto& answer : answers) {
+    org_ids.push_back(answer.scope->org_id);
+    modes.push_back(mode_text(*answer.scope));
+    keys.push_back(answer.scope->key);
+    statuses.push_back(answer.status);
+    bodies.push_back(*answer.body);
+    request_ids.push_back(*answer.request_id);
+  }
+  std::set<std::tuple<std::string, std::string, std::string>> stored;
+  for (const auto& row : pg::exec(tx, kCompleteMany, pg::sql_array(org_ids), pg::sql_array(modes),
+                                  pg::sql_array(keys), pg::sql_array(statuses),
+                                  pg::sql_array(bodies), pg::sql_array(request_ids))) {
+    stored.emplace(row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>());
+  }
+  std::vector<bool> written;
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    written.push_back(stored.contains({org_ids[i], modes[i], keys[i]}));
+  }
+  return written;
 }
 
 model::Result<long> purge_expired(pg::Pool& pool, int batch_max) {

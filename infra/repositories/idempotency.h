@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "infra/pg/pool.h"
 #include "schemas/model/mode.h"
@@ -42,6 +43,18 @@ model::Result<std::optional<Record>> find(pg::Pool& pool, const Scope& scope);
 // was stored before (that one stands).
 bool complete(pqxx::transaction_base& tx, const Scope& scope, int status, const std::string& body,
               const std::string& request_id);
+
+// One create's answer, to store with complete_many().
+struct Answer {
+  const Scope* scope;
+  int status;
+  const std::string* body;
+  const std::string* request_id;
+};
+
+// complete() for many keys with one statement (the answers of creates decided together); per
+// answer, in order, whether it was stored. The keys must differ.
+std::vector<bool> complete_many(pqxx::transaction_base& tx, const std::vector<Answer>& answers);
 
 // Deletes records past retention; returns how many.
 model::Result<long> purge_expired(pg::Pool& pool, int batch_max);

@@ -37,6 +37,11 @@ constexpr pg::Statement kFind{"payouts_find",
 constexpr pg::Statement kFindAny{"payouts_find_any",
                                  "SELECT " PAYRAIL_PAYOUT_COLUMNS " FROM payouts WHERE id = $1"};
 
+// The rows of these ids that exist, in no particular order (the answers of creates decided
+// together).
+constexpr pg::Statement kFindMany{"payouts_find_many", "SELECT " PAYRAIL_PAYOUT_COLUMNS
+                                                       " FROM payouts WHERE id = ANY($1::text[])"};
+
 constexpr pg::Statement kList{
     "payouts_list",
     "SELECT " PAYRAIL_PAYOUT_COLUMNS
@@ -288,6 +293,12 @@ model::Result<std::optional<PayoutRow>> find(pg::Pool& pool, std::string_view or
   return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<std::optional<PayoutRow>> {
     return find(tx, org_id, mode, payout_id);
   });
+}
+
+std::vector<PayoutRow> find_many(pqxx::transaction_base& tx, const std::vector<std::string>& ids) {
+  std::vector<PayoutRow> rows;
+  for (const auto& row : pg::exec(tx, kFindMany, pg::sql_array(ids))) rows.push_back(read_row(row));
+  return rows;
 }
 
 model::Result<std::optional<PayoutRow>> find_any(pg::Pool& pool, std::string_view payout_id) {

@@ -111,6 +111,9 @@ std::optional<PayoutRow> find(pqxx::transaction_base& tx, std::string_view org_i
                               std::string_view payout_id);
 model::Result<std::optional<PayoutRow>> find(pg::Pool& pool, std::string_view org_id,
                                              model::Mode mode, std::string_view payout_id);
+// The rows of `ids` that exist, whatever their organization (the caller checks it), in no
+// particular order: one statement for the answers of creates decided together.
+std::vector<PayoutRow> find_many(pqxx::transaction_base& tx, const std::vector<std::string>& ids);
 // For identity-provider sessions, which are not bound to one organization and mode.
 model::Result<std::optional<PayoutRow>> find_any(pg::Pool& pool, std::string_view payout_id);
 
