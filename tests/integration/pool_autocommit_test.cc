@@ -1,7 +1,8 @@
 // Pool::autocommit against a real database: its statements run without BEGIN and COMMIT, each in
-// a transaction of its own, so a statement stays committed whatever the work does next; the one
-// write the create's answer makes through it (idempotency::complete) keeps the first answer
-// recorded for a key and says whether it recorded this one; a lost connection reruns the work
+// a transaction of its own, so a statement stays committed whatever the work does next; the
+// record of an answer (idempotency::complete here; the grouped answers use complete_many, the
+// same rule: tests/integration/create_answers_test.cc) keeps the first answer recorded for a key
+// and says whether it recorded this one; a lost connection reruns the work
 // only when the caller allows it.
 #include <gtest/gtest.h>
 
