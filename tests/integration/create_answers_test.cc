@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -46,6 +48,13 @@ class CreateAnswers : public ::testing::Test {
     return scope;
   }
 
+  // Spins until `done` (at most 10 s: a broken mechanism fails the test instead of hanging it).
+  static void wait_until(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    EXPECT_TRUE(done());
+  }
+
   static std::string recorded_body(const std::string& key) {
     return database_->scalar(
         "SELECT response_status || ' ' || response_body FROM "
@@ -71,7 +80,11 @@ class CreateAnswers : public ::testing::Test {
         first = read_sizes.empty();
         read_sizes.push_back(wanted.size());
       }
-      while (first && hold_first && !release) std::this_thread::yield();
+      // Held at most 10 s: a test that fails before releasing it still ends.
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (first && hold_first && !release && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
       std::vector<std::optional<api::HttpResponse>> answers;
       for (const auto& one : wanted) {
         if (one.id == kMissing) {
@@ -101,10 +114,10 @@ TEST_F(CreateAnswers, AnswersArrivingWhileAGroupIsWrittenAreWrittenTogether) {
       results[i] = answers.answer(test.resource, Wanted{scope, id, "req_" + std::to_string(i)});
     });
     if (i == 0) {
-      while (test.reads() == 0) std::this_thread::yield();  // the first group is being read
+      wait_until([&] { return test.reads() > 0; });  // the first group is being read
     }
   }
-  while (answers.waiting() < 5) std::this_thread::yield();
+  wait_until([&] { return answers.waiting() >= 5; });
   test.release = true;
   for (auto& thread : threads) thread.join();
 
@@ -148,11 +161,11 @@ TEST_F(CreateAnswers, TwoAnswersForOneKeyAreNeverInOneGroup) {
   std::thread hold([&] {
     blocker = answers.answer(test.resource, Wanted{other, "po_blocker", "r0"});
   });
-  while (test.reads() == 0) std::this_thread::yield();
+  wait_until([&] { return test.reads() > 0; });
   std::thread one([&] { first = answers.answer(test.resource, Wanted{scope, "po_same", "r1"}); });
-  while (answers.waiting() < 1) std::this_thread::yield();  // the first of the two queues first
+  wait_until([&] { return answers.waiting() >= 1; });  // the first of the two queues first
   std::thread two([&] { second = answers.answer(test.resource, Wanted{scope, "po_same", "r2"}); });
-  while (answers.waiting() < 2) std::this_thread::yield();
+  wait_until([&] { return answers.waiting() >= 2; });
   test.release = true;
   hold.join();
   one.join();
@@ -178,12 +191,12 @@ TEST_F(CreateAnswers, AResourceThatCannotBeReadFailsItsOwnAnswerOnly) {
   std::thread hold([&] {
     held = answers.answer(test.resource, Wanted{blocker, "po_blocker2", "r0"});
   });
-  while (test.reads() == 0) std::this_thread::yield();
+  wait_until([&] { return test.reads() > 0; });
   std::thread one([&] { lost = answers.answer(test.resource, Wanted{missing, kMissing, "r1"}); });
   std::thread two([&] {
     found = answers.answer(test.resource, Wanted{present, "po_present", "r2"});
   });
-  while (answers.waiting() < 2) std::this_thread::yield();
+  wait_until([&] { return answers.waiting() >= 2; });
   test.release = true;
   hold.join();
   one.join();
