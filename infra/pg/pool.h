@@ -85,11 +85,12 @@ enum class LockOrder {
   transition_logs = 1,  // no row lock beyond those the transaction holds already
   events = 2,           // the organization row FOR KEY SHARE
   event_messages = 3,   // reads the endpoints after that lock
-  messages = 4,         // outbox rows: no row lock
-  balances = 5,
-  spend_counters = 6,
-  consumed_marks = 7,
-  notifications = 8,  // pg_notify: no row lock, the notice is sent at the commit
+  deliveries = 4,       // webhook deliveries: their endpoints are locked FOR SHARE already
+  messages = 5,         // outbox rows: no row lock
+  balances = 6,
+  spend_counters = 7,
+  consumed_marks = 8,
+  notifications = 9,  // pg_notify: no row lock, the notice is sent at the commit
 };
 using DeferredRow = std::vector<std::optional<std::string>>;
 using ReturnedRowHandler = void (*)(const pqxx::row& row);

@@ -33,6 +33,36 @@ constexpr pg::Statement kInsert{
     "next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, now()) "
     "ON CONFLICT (event_id, endpoint_id) DO NOTHING"};
 
+// One row per message: consumed before (a missing outbox row counts as consumed, as in
+// outbox::is_consumed), and its event's subscribed endpoints. The endpoints are locked FOR SHARE
+// in id order, as kSubscribedEndpoints locks them, and only for messages not consumed.
+constexpr pg::Statement kPrefetchFanOuts{"webhook_deliveries_prefetch_fan_outs", R"sql(
+WITH batch AS MATERIALIZED (
+  SELECT b.message_id, b.event_id, ev.org_id, ev.mode, ev.type,
+         o.message_id IS NULL OR o.consumed_at IS NOT NULL AS consumed
+  FROM unnest($1::text[], $2::text[]) AS b(message_id, event_id)
+  LEFT JOIN outbox o ON o.message_id = b.message_id
+  LEFT JOIN events ev ON ev.id = b.event_id),
+subscribed AS MATERIALIZED (
+  SELECT e.id, e.org_id, e.mode, e.events FROM webhook_endpoints e
+  WHERE e.active AND e.deleted_at IS NULL
+    AND EXISTS (SELECT 1 FROM batch b WHERE NOT b.consumed AND b.org_id = e.org_id
+                AND b.mode = e.mode AND b.type = ANY (e.events))
+  ORDER BY e.id FOR SHARE)
+SELECT b.message_id, b.consumed, b.event_id, b.org_id, b.mode, b.type,
+       ARRAY(SELECT s.id FROM subscribed s WHERE NOT b.consumed AND s.org_id = b.org_id
+             AND s.mode = b.mode AND b.type = ANY (s.events) ORDER BY s.id)
+FROM batch b)sql"};
+
+// Deferred to the end of the transaction (pg::defer_row): a batch's deliveries are one statement.
+constexpr pg::Statement kInsertMany{"webhook_deliveries_insert_many", R"sql(
+INSERT INTO webhook_deliveries (id, org_id, mode, endpoint_id, event_id, event_type,
+                                next_attempt_at)
+SELECT id, org_id, mode, endpoint_id, event_id, event_type, now()
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+  AS n(id, org_id, mode, endpoint_id, event_id, event_type)
+ON CONFLICT (event_id, endpoint_id) DO NOTHING)sql"};
+
 // A finished delivery starts a fresh schedule; a pending one keeps its place but is due now.
 // The generation bump tells an attempt in flight that a redelivery was asked for meanwhile.
 constexpr pg::Statement kRedeliver{
@@ -211,6 +241,38 @@ int fan_out(pqxx::work& tx, std::string_view event_id) {
   const auto events = pg::exec(tx, kFindEvent, std::string(event_id));
   if (events.empty()) return 0;
   return schedule_for_subscribers(tx, events[0], event_id, kInsert);
+}
+
+void prefetch_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages) {
+  if (messages.empty()) return;
+  std::vector<std::string> message_ids;
+  std::vector<std::string> event_ids;
+  for (const auto& message : messages) {
+    message_ids.push_back(message.message_id);
+    event_ids.push_back(message.event_id);
+  }
+  for (const auto& row :
+       pg::exec(tx, kPrefetchFanOuts, pg::sql_array(message_ids), pg::sql_array(event_ids))) {
+    pg::keep_locked_row(tx, "fan_out:" + row[0].as<std::string>(), row);
+  }
+}
+
+std::optional<PrefetchedFanOut> fan_out_prefetched(pqxx::work& tx, std::string_view message_id) {
+  const auto row = pg::take_locked_row(tx, "fan_out:" + std::string(message_id));
+  if (!row) return std::nullopt;
+  if ((*row)[1].as<bool>()) return PrefetchedFanOut{.consumed = true};
+  PrefetchedFanOut fanned_out;
+  if ((*row)[3].is_null()) return fanned_out;  // an unknown event: nothing to deliver
+  const auto event_id = (*row)[2].as<std::string>();
+  const auto org_id = (*row)[3].as<std::string>();
+  const auto mode = (*row)[4].as<std::string>();
+  const auto type = (*row)[5].as<std::string>();
+  for (const auto& endpoint_id : parse_text_array((*row)[6])) {
+    pg::defer_row(tx, kInsertMany, pg::LockOrder::deliveries,
+                  {new_id("whd_"), org_id, mode, endpoint_id, event_id, type});
+    ++fanned_out.deliveries;
+  }
+  return fanned_out;
 }
 
 model::Result<std::vector<ClaimedDelivery>> claim(pg::Pool& pool, std::string_view lease_token,

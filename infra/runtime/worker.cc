@@ -47,12 +47,12 @@ Attempt apply_pass(WorkerContext& context, pqxx::work& tx, const Batch& batch,
                   std::vector<std::string>(batch.size())};
   std::set<std::pair<std::string, int32_t>> held;
   const auto in_pass = [&](std::size_t i) { return batch.active(i) && (!include || include(i)); };
-  if (batch.lock_all() != nullptr) {
-    std::vector<std::string> resource_ids;
+  if (batch.prefetch() != nullptr) {
+    std::vector<const topics::Envelope*> messages;
     for (std::size_t i = 0; i < batch.size(); ++i) {
-      if (in_pass(i)) resource_ids.push_back(batch.message(i).resource_id);
+      if (in_pass(i)) messages.push_back(&batch.message(i));
     }
-    batch.lock_all()(tx, resource_ids);
+    batch.prefetch()(tx, messages);
   }
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (!in_pass(i)) continue;
@@ -130,11 +130,11 @@ void report(WorkerContext& context, Batch& batch, const Attempt& attempt,
 }  // namespace
 
 Batch::Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries,
-             LockAll lock_all)
+             Prefetch prefetch)
     : topic_(topic),
       deliveries_(std::move(deliveries)),
       state_(deliveries_.size(), State::active),
-      lock_all_(lock_all) {
+      prefetch_(prefetch) {
   // A message delivered twice in one batch (published again before the relay recorded its first
   // publication) is applied once: consumed marks are written at the commit, so the second copy
   // would not see the first's. It is done with the first (and retried with it: same partition).
@@ -240,7 +240,7 @@ std::vector<HandlerOutcome> dispatch(const std::vector<TopicHandler>& topic_hand
       positions.push_back(i);
     }
     if (mine.empty()) continue;
-    Batch batch(*entry.topic, std::move(mine), entry.lock_all);
+    Batch batch(*entry.topic, std::move(mine), entry.prefetch);
     entry.handler(context, batch);
     const auto applied = batch.outcomes();
     for (std::size_t j = 0; j < positions.size(); ++j) outcomes[positions[j]] = applied[j];

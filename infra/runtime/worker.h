@@ -45,21 +45,32 @@ struct WorkerContext {
   std::string consumer_group;
 };
 
-// Locks the rows of the given resources with one statement, ahead of their messages, which then
-// read them without a statement of their own (e.g. payouts::lock_all).
-using LockAll = void (*)(pqxx::work& tx, const std::vector<std::string>& resource_ids);
+// Reads, and locks where it must, what the batch's messages need with one statement ahead of
+// them, keeping the rows for the messages (pg::keep_locked_row) instead of one statement per
+// message; each message takes its rows (pg::take_locked_row) and reads again only what was not
+// kept. It runs at the start of every pass of the batch's transaction, over the messages in it.
+using Prefetch = void (*)(pqxx::work& tx, const std::vector<const topics::Envelope*>& messages);
+
+// The usual prefetch: the rows of the messages' resources, locked (e.g. payouts::lock_all).
+template <void (*LockIds)(pqxx::work&, const std::vector<std::string>&)>
+void lock_resources(pqxx::work& tx, const std::vector<const topics::Envelope*>& messages) {
+  std::vector<std::string> resource_ids;
+  resource_ids.reserve(messages.size());
+  for (const auto* message : messages) resource_ids.push_back(message->resource_id);
+  LockIds(tx, resource_ids);
+}
 
 // The messages of one topic from one consumer batch, in partition order, and what became of
 // each. A message is active until it is finished (applied, or nothing to do) or failed.
 class Batch {
  public:
   Batch(const topics::TopicSpec& topic, std::vector<kafka::Delivery> deliveries,
-        LockAll lock_all = nullptr);
+        Prefetch prefetch = nullptr);
 
   std::size_t size() const { return deliveries_.size(); }
   const topics::Envelope& message(std::size_t index) const { return deliveries_[index].envelope; }
   const topics::TopicSpec& topic() const { return topic_; }
-  LockAll lock_all() const { return lock_all_; }
+  Prefetch prefetch() const { return prefetch_; }
   const std::vector<kafka::Delivery>& deliveries() const;
   bool active(std::size_t index) const { return state_[index] == State::active; }
   bool any_active() const;
@@ -79,7 +90,7 @@ class Batch {
   const topics::TopicSpec& topic_;
   std::vector<kafka::Delivery> deliveries_;
   std::vector<State> state_;
-  LockAll lock_all_;
+  Prefetch prefetch_;
 };
 
 // Applies one message inside the batch's transaction (under its own savepoint). An error result
@@ -87,8 +98,8 @@ class Batch {
 // IDEMPOTENT: the message may have been applied before (see infra/kafka/consumer.h).
 using ApplyOne = std::function<model::Status(pqxx::work& tx, std::size_t index)>;
 
-// One transaction over the batch's active messages, in order, which starts by locking their
-// resources with one statement when the topic's handler names how (TopicHandler::lock_all).
+// One transaction over the batch's active messages, in order, which starts with the topic's
+// prefetch when its handler names one (TopicHandler::prefetch).
 // Messages stay active when applied (a role may apply them in several steps); a role finishes
 // them itself or leaves them active, which is `done` in the end. Returns the transaction's own
 // failure, after which every active message has been set to retry. `include`, when given, limits
@@ -133,7 +144,7 @@ using BatchHandler = std::function<void(WorkerContext&, Batch&)>;
 struct TopicHandler {
   const topics::TopicSpec* topic;
   BatchHandler handler;
-  LockAll lock_all = nullptr;  // the resources its messages lock, if any
+  Prefetch prefetch = nullptr;  // what its messages read or lock, if anything
 };
 
 // The common case: each message applied in one step.

@@ -1,4 +1,4 @@
-// A worker batch locks the rows of all its messages with one statement (TopicHandler::lock_all,
+// A worker batch locks the rows of all its messages with one statement (TopicHandler::prefetch,
 // payouts::lock_all) against a real database: every payout of the batch is locked before its
 // first message is applied, and each message's lock() gets its own current row; a payout another
 // transaction holds is skipped and waited for by its own message only; a second lock()
@@ -72,7 +72,7 @@ class BatchRowLocks : public ::testing::Test {
     for (std::size_t i = 0; i < ids.size(); ++i)
       deliveries.push_back(delivery(ids[i], partitions[i]));
     return infra::runtime::Batch(topics::kPayoutsApproved, std::move(deliveries),
-                                 payouts::lock_all);
+                                 infra::runtime::lock_resources<payouts::lock_all>);
   }
 
   static infra::kafka::Delivery delivery(const std::string& payout_id, int32_t partition) {

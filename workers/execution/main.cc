@@ -21,13 +21,13 @@ int main() {
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_payouts(context, *adapters, batch);
         },
-        infra::repositories::payouts::lock_all},
+        infra::runtime::lock_resources<infra::repositories::payouts::lock_all>},
        {&topics::kFiatPayoutsApproved,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_fiat_payouts(context, *partners,
                                                    data_key ? &*data_key : nullptr, batch);
         },
-        infra::repositories::fiat_payouts::lock_all}},
+        infra::runtime::lock_resources<infra::repositories::fiat_payouts::lock_all>}},
       [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);

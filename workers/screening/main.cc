@@ -22,13 +22,13 @@ int main() {
           workers::screening::screen_batch(context, keeper->watcher(), batch,
                                            workers::screening::screen_payout);
         },
-        infra::repositories::payouts::lock_all},
+        infra::runtime::lock_resources<infra::repositories::payouts::lock_all>},
        {&topics::kFiatPayoutsRequested,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::screening::screen_batch(context, keeper->watcher(), batch,
                                            workers::screening::screen_fiat_payout);
         },
-        infra::repositories::fiat_payouts::lock_all}},
+        infra::runtime::lock_resources<infra::repositories::fiat_payouts::lock_all>}},
       [&](WorkerContext& context) {
         const auto directory = context.config.sanctions_dir.value_or(
             infra::sanctions::find_default_sanctions_directory().value_or(""));

@@ -26,13 +26,13 @@ int main() {
         [&](WorkerContext& context, Batch& batch) {
           workers::settlement::settle_payouts(context, *adapters, batch);
         },
-        infra::repositories::payouts::lock_all},
+        infra::runtime::lock_resources<infra::repositories::payouts::lock_all>},
        {&topics::kFiatPayoutsSent,
         [&](WorkerContext& context, Batch& batch) {
           workers::settlement::settle_fiat_payouts(context, *partners,
                                                    data_key ? &*data_key : nullptr, batch);
         },
-        infra::repositories::fiat_payouts::lock_all},
+        infra::runtime::lock_resources<infra::repositories::fiat_payouts::lock_all>},
        {&topics::kCollectionProviderEvents,
         each_message(workers::settlement::apply_provider_event)},
        {&topics::kCollectionsReceived,

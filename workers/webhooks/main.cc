@@ -17,7 +17,8 @@ int main() {
         infra::runtime::each_message(
             [&](infra::runtime::WorkerContext&, pqxx::work& tx, const topics::Envelope& message) {
               return workers::webhooks::fan_out_event(tx, message, [&] { loop->wake(); });
-            })}},
+            }),
+        workers::webhooks::prefetch_fan_outs}},
       [&](infra::runtime::WorkerContext& context) {
         auto options = workers::webhooks::loop_options_from(context.config);
         if (!options.ok()) {
