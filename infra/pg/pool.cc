@@ -224,6 +224,7 @@ model::Result<std::unique_ptr<pqxx::connection>> Pool::open_connection() const {
     setup.exec("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
     setup.exec("SET application_name = " + setup.quote(options_.application_name));
     setup.exec("SET TIME ZONE 'UTC'");
+    for (const auto& setting : options_.planner_settings) setup.exec("SET " + setting);
     return connection;
   } catch (const std::exception& failure) {
     log::warn("postgres.connect_failed", {{"error", failure.what()}});

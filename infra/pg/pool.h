@@ -127,6 +127,9 @@ struct PoolOptions {
   std::chrono::milliseconds acquire_timeout{2000};
   std::chrono::milliseconds statement_timeout{15000};
   std::string application_name = "payrail";
+  // Planner settings for every session of the pool ("enable_bitmapscan = off"), for a pool whose
+  // statements must keep one plan whatever the table's statistics say (webhooks' delivery pool).
+  std::vector<std::string> planner_settings;
 };
 
 class Pool {

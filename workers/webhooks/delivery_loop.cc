@@ -69,6 +69,14 @@ model::Result<LoopOptions> loop_options_from(const infra::Config& config) {
   return options;
 }
 
+infra::pg::PoolOptions delivery_pool_options(const std::string& database_url,
+                                             const LoopOptions& options) {
+  return {.url = database_url,
+          .max_connections = static_cast<std::size_t>(options.senders) + 2,
+          .application_name = "payrail-webhooks-delivery",
+          .planner_settings = {"enable_bitmapscan = off", "enable_seqscan = off"}};
+}
+
 DeliveryLoop::DeliveryLoop(infra::pg::Pool& pool, LoopOptions options)
     : pool_(pool), options_(std::move(options)) {
   options_.client.interrupt = &interrupt_;

@@ -55,6 +55,14 @@ struct LoopOptions {
 // From PAYRAIL_WEBHOOK_* settings; an invalid key or unreadable CA file is an error.
 model::Result<LoopOptions> loop_options_from(const infra::Config& config);
 
+// The delivery loop's own pool: senders never wait behind the consumer. Its statements find
+// deliveries by key, or due ones in next_attempt_at order with a LIMIT, so its sessions plan
+// without bitmap or sequential scans: with statistics older than the backlog (a table that grew
+// since its last ANALYZE, or a backlog that built up since), the claim was planned as a bitmap
+// scan that read and sorted every due delivery to take a few (4 ms a claim at 6000 due).
+infra::pg::PoolOptions delivery_pool_options(const std::string& database_url,
+                                             const LoopOptions& options);
+
 class DeliveryLoop {
  public:
   DeliveryLoop(infra::pg::Pool& pool, LoopOptions options);

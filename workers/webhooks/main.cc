@@ -25,11 +25,8 @@ int main() {
           infra::log::error("webhooks.start_failed", {{"error", options.error().message}});
           std::exit(1);
         }
-        // Senders get their own connections so deliveries never wait behind the consumer.
-        delivery_pool = std::make_unique<infra::pg::Pool>(infra::pg::PoolOptions{
-            .url = context.config.database_url,
-            .max_connections = static_cast<std::size_t>(options->senders) + 2,
-            .application_name = "payrail-webhooks-delivery"});
+        delivery_pool = std::make_unique<infra::pg::Pool>(
+            workers::webhooks::delivery_pool_options(context.config.database_url, *options));
         loop =
             std::make_unique<workers::webhooks::DeliveryLoop>(*delivery_pool, std::move(*options));
         loop->start();
