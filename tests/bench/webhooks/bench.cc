@@ -82,6 +82,14 @@ void print_breakdown(const TestStack& stack) {
               row[0].as<double>(), row[1].as<double>());
   std::printf("  delivery row -> first attempt started ms:       p50 %.1f  p99 %.1f\n",
               row[2].as<double>(), row[3].as<double>());
+  for (const auto& type :
+       tx.exec("SELECT e.type, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM "
+               "d.created_at - e.created_at) * 1000), percentile_cont(0.99) WITHIN GROUP (ORDER BY "
+               "extract(epoch FROM d.created_at - e.created_at) * 1000) FROM webhook_deliveries d "
+               "JOIN events e ON e.id = d.event_id GROUP BY e.type ORDER BY e.type")) {
+    std::printf("    %-18s event -> delivery row ms: p50 %.1f  p99 %.1f\n", type[0].c_str(),
+                type[1].as<double>(), type[2].as<double>());
+  }
   const auto sends = tx.exec1(
       "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms), "
       "percentile_cont(0.99) WITHIN GROUP (ORDER BY latency_ms) FROM webhook_attempts");
