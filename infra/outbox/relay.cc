@@ -91,11 +91,17 @@ SELECT topic, 'unconsumed', count(*), extract(epoch FROM now() - min(created_at)
 FROM outbox WHERE consumed_at IS NULL AND published_at IS NOT NULL GROUP BY topic)sql"};
 
 constexpr auto kBacklogRefreshInterval = std::chrono::seconds(5);
+constexpr int kBacklogRefreshCostFactor = 50;
 
 // Beyond this many published rows waiting to be recorded, the oldest are recorded at once.
 constexpr std::size_t kUnrecordedMax = 50000;
 
 }  // namespace
+
+std::chrono::milliseconds backlog_refresh_wait(std::chrono::milliseconds took) {
+  return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(kBacklogRefreshInterval),
+                  took * kBacklogRefreshCostFactor);
+}
 
 Relay::Relay(pg::Pool& pool, kafka::Producer& producer, RelayOptions options)
     : pool_(pool), producer_(producer), options_(std::move(options)) {
@@ -110,12 +116,18 @@ Relay::~Relay() {
 void Relay::start() {
   stopping_ = false;
   thread_ = std::thread([this] { run(); });
+  backlog_thread_ = std::thread([this] { run_backlog(); });
 }
 
 void Relay::stop() {
-  stopping_ = true;
+  {
+    std::lock_guard lock(mutex_);  // the threads test stopping_ under it before they wait
+    stopping_ = true;
+  }
   wake();
+  backlog_signal_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (backlog_thread_.joinable()) backlog_thread_.join();
   // What it published is recorded now, not when the rows' lease runs out.
   (void)record_publications(Recording::all);
 }
@@ -276,7 +288,6 @@ void Relay::run() {
   const auto redrive_interval =
       std::max(std::chrono::milliseconds(500), options_.redrive_after / 4);
   auto next_redrive = std::chrono::steady_clock::now() + redrive_interval;
-  auto next_backlog = std::chrono::steady_clock::now();
   auto next_all_due = std::chrono::steady_clock::now();
   while (!stopping_) {
     const bool all_due = std::chrono::steady_clock::now() >= next_all_due;
@@ -290,10 +301,6 @@ void Relay::run() {
       (void)redrive_once();
       next_redrive = std::chrono::steady_clock::now() + redrive_interval;
     }
-    if (std::chrono::steady_clock::now() >= next_backlog) {
-      (void)refresh_backlog();
-      next_backlog = std::chrono::steady_clock::now() + kBacklogRefreshInterval;
-    }
     std::unique_lock lock(mutex_);
     wake_signal_.wait_for(lock, until_next_record(), [this] { return woken_ || stopping_.load(); });
     woken_ = false;
@@ -302,6 +309,17 @@ void Relay::run() {
   while (committed_waiting()) {
     auto published = publish_once(Source::committed);
     if (!published.ok() || *published == 0) break;
+  }
+}
+
+void Relay::run_backlog() {
+  while (!stopping_) {
+    const auto started = std::chrono::steady_clock::now();
+    (void)refresh_backlog();
+    const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - started);
+    std::unique_lock lock(mutex_);
+    backlog_signal_.wait_for(lock, backlog_refresh_wait(took), [this] { return stopping_.load(); });
   }
 }
 
