@@ -37,12 +37,6 @@ struct RelayOptions {
   std::chrono::milliseconds record_after{500};
 };
 
-// How long the backlog gauges wait after a refresh whose query took `took`: 5 s, or 50 times the
-// query's time if longer. The query counts every unpublished and unconsumed row: about a
-// millisecond in steady state, 75-200 ms while a consumer group is down and 18,000 rows wait, in
-// every process; so counting takes at most 2% of a connection's time in each.
-std::chrono::milliseconds backlog_refresh_wait(std::chrono::milliseconds took);
-
 class Relay {
  public:
   Relay(pg::Pool& pool, kafka::Producer& producer, RelayOptions options);
@@ -67,13 +61,11 @@ class Relay {
   model::Result<std::size_t> record_publications(Recording recording);
   // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
   model::Result<std::size_t> redrive_once();
-  // Sets the payrail_outbox_* backlog gauges from the table (on a thread of its own, so that
-  // publication never waits for the count; backlog_refresh_wait says how often).
+  // Sets the payrail_outbox_* backlog gauges from the table (every 5 s in the relay thread).
   model::Status refresh_backlog();
 
  private:
   void run();
-  void run_backlog();
   void take_committed_rows(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items);
   model::Status claim_all_due(std::vector<long>& ids, std::vector<kafka::ProduceItem>& items);
   std::string broker_topic(const std::string& registry_name) const;
@@ -93,8 +85,6 @@ class Relay {
   bool woken_ = false;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
-  std::condition_variable backlog_signal_;
-  std::thread backlog_thread_;
   std::deque<Unrecorded> unrecorded_;
   std::size_t unrecorded_count_ = 0;
 };
