@@ -14,9 +14,6 @@ namespace {
 constexpr const char* kAttemptInFlight =
     "no outcome recorded: the attempt is in flight, or its worker stopped during it";
 
-constexpr pg::Statement kFindEvent{"webhook_deliveries_find_event",
-                                   "SELECT org_id, mode, type FROM events WHERE id = $1"};
-
 constexpr pg::Statement kFindOwnEvent{
     "webhook_deliveries_find_own_event",
     "SELECT org_id, mode, type FROM events WHERE id = $1 AND org_id = $2 AND mode = $3"};
@@ -27,15 +24,10 @@ constexpr pg::Statement kSubscribedEndpoints{
     "SELECT id FROM webhook_endpoints WHERE org_id = $1 AND mode = $2 AND active AND "
     "deleted_at IS NULL AND $3 = ANY (events) ORDER BY id FOR SHARE"};
 
-constexpr pg::Statement kInsert{
-    "webhook_deliveries_insert",
-    "INSERT INTO webhook_deliveries (id, org_id, mode, endpoint_id, event_id, event_type, "
-    "next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6, now()) "
-    "ON CONFLICT (event_id, endpoint_id) DO NOTHING"};
-
-// One row per message: consumed before (a missing outbox row counts as consumed, as in
-// outbox::is_consumed), and its event's subscribed endpoints. The endpoints are locked FOR SHARE
-// in id order, as kSubscribedEndpoints locks them, and only for messages not consumed.
+// The fan-out rule, for a batch or for one message. One row per message: consumed before (a missing
+// outbox row counts as consumed, as in outbox::is_consumed), and its event's subscribed endpoints.
+// The endpoints are locked FOR SHARE in id order, as kSubscribedEndpoints locks them, and only for
+// messages not consumed.
 constexpr pg::Statement kPrefetchFanOuts{"webhook_deliveries_prefetch_fan_outs", R"sql(
 WITH batch AS MATERIALIZED (
   SELECT b.message_id, b.event_id, ev.org_id, ev.mode, ev.type,
@@ -237,42 +229,49 @@ std::string_view settled_name(Settled settled) {
   return "unchanged";
 }
 
-int fan_out(pqxx::work& tx, std::string_view event_id) {
-  const auto events = pg::exec(tx, kFindEvent, std::string(event_id));
-  if (events.empty()) return 0;
-  return schedule_for_subscribers(tx, events[0], event_id, kInsert);
-}
+namespace {
 
-void prefetch_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages) {
-  if (messages.empty()) return;
+pqxx::result read_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages) {
   std::vector<std::string> message_ids;
   std::vector<std::string> event_ids;
   for (const auto& message : messages) {
     message_ids.push_back(message.message_id);
     event_ids.push_back(message.event_id);
   }
-  for (const auto& row :
-       pg::exec(tx, kPrefetchFanOuts, pg::sql_array(message_ids), pg::sql_array(event_ids))) {
-    pg::keep_locked_row(tx, "fan_out:" + row[0].as<std::string>(), row);
-  }
+  return pg::exec(tx, kPrefetchFanOuts, pg::sql_array(message_ids), pg::sql_array(event_ids));
 }
 
-std::optional<PrefetchedFanOut> fan_out_prefetched(pqxx::work& tx, std::string_view message_id) {
-  const auto row = pg::take_locked_row(tx, "fan_out:" + std::string(message_id));
-  if (!row) return std::nullopt;
-  if ((*row)[1].as<bool>()) return PrefetchedFanOut{.consumed = true};
-  PrefetchedFanOut fanned_out;
-  if ((*row)[3].is_null()) return fanned_out;  // an unknown event: nothing to deliver
-  const auto event_id = (*row)[2].as<std::string>();
-  const auto org_id = (*row)[3].as<std::string>();
-  const auto mode = (*row)[4].as<std::string>();
-  const auto type = (*row)[5].as<std::string>();
-  for (const auto& endpoint_id : parse_text_array((*row)[6])) {
+// Defers the deliveries of one row of kPrefetchFanOuts, unless its message was consumed.
+FanOut schedule(pqxx::work& tx, const pqxx::row& row) {
+  if (row[1].as<bool>()) return FanOut{.consumed = true};
+  FanOut fanned_out;
+  if (row[3].is_null()) return fanned_out;  // an unknown event: nothing to deliver
+  const auto event_id = row[2].as<std::string>();
+  const auto org_id = row[3].as<std::string>();
+  const auto mode = row[4].as<std::string>();
+  const auto type = row[5].as<std::string>();
+  for (const auto& endpoint_id : parse_text_array(row[6])) {
     pg::defer_row(tx, kInsertMany, pg::LockOrder::deliveries,
                   {new_id("whd_"), org_id, mode, endpoint_id, event_id, type});
     ++fanned_out.deliveries;
   }
   return fanned_out;
+}
+
+}  // namespace
+
+void prefetch_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages) {
+  if (messages.empty()) return;
+  for (const auto& row : read_fan_outs(tx, messages)) {
+    pg::keep_locked_row(tx, "fan_out:" + row[0].as<std::string>(), row);
+  }
+}
+
+FanOut fan_out(pqxx::work& tx, const FanOutMessage& message) {
+  if (const auto kept = pg::take_locked_row(tx, "fan_out:" + message.message_id)) {
+    return schedule(tx, *kept);
+  }
+  return schedule(tx, read_fan_outs(tx, {message})[0]);
 }
 
 model::Result<std::vector<ClaimedDelivery>> claim(pg::Pool& pool, std::string_view lease_token,

@@ -26,30 +26,27 @@ constexpr int kClaimBatchMax = 64;
 
 // --- Worker side ---------------------------------------------------------------------------
 
-// Creates one pending delivery, due now, per active endpoint of the event's organization and
-// mode subscribed to its type; existing (event, endpoint) deliveries are left alone. Returns
-// how many were created (0 for an unknown event).
-int fan_out(pqxx::work& tx, std::string_view event_id);
-
-// A worker batch's fan-outs read with one statement ahead of its messages (the `events` topic's
-// prefetch), instead of three or more per message: for each message, whether it was consumed
-// already (outbox::is_consumed), and its event's subscribed endpoints, locked FOR SHARE as
-// fan_out() locks them. Kept in the transaction per message id for fan_out_prefetched().
+// Fan-out: one pending delivery, due now, per active endpoint of the event's organization and
+// mode subscribed to its type (endpoints locked FOR SHARE in id order: a concurrent delete waits
+// for this transaction, then cancels what it created), unless the event's message was consumed
+// already (outbox::is_consumed). Existing (event, endpoint) deliveries are left alone; an
+// unknown event gets none. The deliveries are deferred to the end of the transaction: a batch's
+// are one statement.
 struct FanOutMessage {
   std::string message_id;
   std::string event_id;
 };
-void prefetch_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages);
-
-struct PrefetchedFanOut {
+struct FanOut {
   bool consumed = false;  // applied before: nothing to do
   int deliveries = 0;     // scheduled otherwise
 };
-// The message's fan-out as its batch's prefetch read it: nothing when it was not prefetched in
-// this transaction (then it is read again with outbox::is_consumed and fan_out()). Otherwise its
-// deliveries, unless consumed, are deferred to the end of the transaction (one statement for the
-// batch), existing (event, endpoint) deliveries left alone as fan_out() leaves them.
-std::optional<PrefetchedFanOut> fan_out_prefetched(pqxx::work& tx, std::string_view message_id);
+
+// A worker batch's fan-outs read with one statement ahead of its messages (the `events` topic's
+// prefetch) instead of one per message, kept in the transaction for fan_out().
+void prefetch_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages);
+
+// The message's fan-out, from what its batch's prefetch read, else read now for it alone.
+FanOut fan_out(pqxx::work& tx, const FanOutMessage& message);
 
 struct ClaimedDelivery {
   std::string delivery_id;
