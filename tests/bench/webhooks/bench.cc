@@ -64,49 +64,49 @@ std::map<std::string, double> event_times_us(const TestStack& stack) {
   return times;
 }
 
+// "p50, p99" of a column or expression, as SQL.
+std::string p50_p99(const std::string& expression) {
+  return "percentile_cont(0.5) WITHIN GROUP (ORDER BY " + expression +
+         "), percentile_cont(0.99) WITHIN GROUP (ORDER BY " + expression + ")";
+}
+
+void print_p50_p99(const char* label, const pqxx::row& row, int first) {
+  std::printf("  %-47s p50 %.1f  p99 %.1f\n", label, row[first].as<double>(),
+              row[first + 1].as<double>());
+}
+
 // Where the time goes, from Postgres: event -> delivery row (outbox relay, Kafka, fan-out) and
-// delivery row -> first attempt started (claim and dispatch).
+// delivery row -> first attempt started (claim and dispatch), for the measured organization.
 void print_breakdown(const TestStack& stack, const std::string& org_id) {
   const auto measured = " WHERE d.org_id = '" + org_id + "'";
+  const std::string fan_out_ms = "extract(epoch FROM d.created_at - e.created_at) * 1000";
+  const std::string first_attempts =
+      " FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = 1";
   auto connection = stack.database().connect();
   pqxx::work tx(*connection);
-  const auto row = tx.exec1(
-      "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY fan_out_ms), "
-      "percentile_cont(0.99) WITHIN GROUP (ORDER BY fan_out_ms), "
-      "percentile_cont(0.5) WITHIN GROUP (ORDER BY claim_ms), "
-      "percentile_cont(0.99) WITHIN GROUP (ORDER BY claim_ms) FROM ("
-      "SELECT extract(epoch FROM d.created_at - e.created_at) * 1000 AS fan_out_ms, "
-      "extract(epoch FROM a.attempted_at - d.created_at) * 1000 AS claim_ms "
-      "FROM webhook_deliveries d JOIN events e ON e.id = d.event_id "
-      "JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = 1" +
-      measured + ") t");
-  std::printf("  event -> delivery row (relay, Kafka, fan-out) ms: p50 %.1f  p99 %.1f\n",
-              row[0].as<double>(), row[1].as<double>());
-  std::printf("  delivery row -> first attempt started ms:       p50 %.1f  p99 %.1f\n",
-              row[2].as<double>(), row[3].as<double>());
-  for (const auto& type :
-       tx.exec("SELECT e.type, percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM "
-               "d.created_at - e.created_at) * 1000), percentile_cont(0.99) WITHIN GROUP (ORDER BY "
-               "extract(epoch FROM d.created_at - e.created_at) * 1000) FROM webhook_deliveries d "
-               "JOIN events e ON e.id = d.event_id" +
-               measured + " GROUP BY e.type ORDER BY e.type")) {
+  const auto row = tx.exec1("SELECT " + p50_p99(fan_out_ms) + ", " +
+                            p50_p99("extract(epoch FROM a.attempted_at - d.created_at) * 1000") +
+                            first_attempts + " JOIN events e ON e.id = d.event_id" + measured);
+  print_p50_p99("event -> delivery row (relay, Kafka, fan-out) ms:", row, 0);
+  print_p50_p99("delivery row -> first attempt started ms:", row, 2);
+  for (const auto& type : tx.exec("SELECT e.type, " + p50_p99(fan_out_ms) +
+                                  " FROM webhook_deliveries d JOIN events e ON e.id = d.event_id" +
+                                  measured + " GROUP BY e.type ORDER BY e.type")) {
     std::printf("    %-18s event -> delivery row ms: p50 %.1f  p99 %.1f\n", type[0].c_str(),
                 type[1].as<double>(), type[2].as<double>());
   }
-  const auto sends = tx.exec1(
-      "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms), "
-      "percentile_cont(0.99) WITHIN GROUP (ORDER BY a.latency_ms) FROM webhook_attempts a JOIN "
-      "webhook_deliveries d ON d.id = a.delivery_id" +
-      measured);
-  std::printf("  attempt's HTTPS exchange (sender's clock) ms:   p50 %.1f  p99 %.1f\n",
-              sends[0].as<double>(), sends[1].as<double>());
-  const auto rows = tx.exec1(
-      "SELECT count(*) / greatest(extract(epoch FROM max(created_at) - min(created_at)), 0.001), "
-      "count(*) / greatest(extract(epoch FROM max(a.attempted_at) - min(a.attempted_at)), 0.001) "
-      "FROM webhook_deliveries d JOIN webhook_attempts a ON a.delivery_id = d.id AND a.number = 1" +
-      measured);
+  const auto sends = tx.exec1("SELECT " + p50_p99("a.latency_ms") +
+                              " FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = "
+                              "a.delivery_id" +
+                              measured);
+  print_p50_p99("attempt's HTTPS exchange (sender's clock) ms:", sends, 0);
+  const auto rates = tx.exec1(
+      "SELECT count(*) / greatest(extract(epoch FROM max(d.created_at) - min(d.created_at)), "
+      "0.001), count(*) / greatest(extract(epoch FROM max(a.attempted_at) - "
+      "min(a.attempted_at)), 0.001)" +
+      first_attempts + measured);
   std::printf("  delivery rows created/s (fan-out) %.1f, first attempts started/s %.1f\n",
-              rows[0].as<double>(), rows[1].as<double>());
+              rates[0].as<double>(), rates[1].as<double>());
 }
 
 }  // namespace
