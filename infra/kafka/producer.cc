@@ -11,6 +11,8 @@ namespace {
 // One slot per message of a batch; the delivery callback writes the outcome.
 struct DeliverySlot {
   std::atomic<int> state{0};  // 0 pending, 1 delivered, 2 failed
+  int32_t partition = -1;     // written before state, read after it
+  int64_t offset = -1;
 };
 
 class DeliveryCallback : public RdKafka::DeliveryReportCb {
@@ -23,6 +25,8 @@ class DeliveryCallback : public RdKafka::DeliveryReportCb {
       log::warn("kafka.delivery_failed",
                 {{"topic", message.topic_name()}, {"error", RdKafka::err2str(message.err())}});
     }
+    slot->partition = message.partition();
+    slot->offset = message.offset();
     slot->state.store(delivered ? 1 : 2, std::memory_order_release);
   }
 };
@@ -95,9 +99,9 @@ void Producer::recreate_after_fatal_error() {
   }
 }
 
-std::vector<bool> Producer::produce_batch(const std::vector<ProduceItem>& items) {
+std::vector<Delivered> Producer::produce_batch(const std::vector<ProduceItem>& items) {
   std::lock_guard lock(mutex_);
-  std::vector<bool> delivered(items.size(), false);
+  std::vector<Delivered> delivered(items.size());
   if (!producer_ && !connect().ok()) return delivered;
   std::vector<DeliverySlot> slots(items.size());
   std::size_t produced = 0;
@@ -128,7 +132,11 @@ std::vector<bool> Producer::produce_batch(const std::vector<ProduceItem>& items)
   while (produced > 0 && pending() && std::chrono::steady_clock::now() < deadline) {
     producer_->poll(10);
   }
-  for (std::size_t i = 0; i < items.size(); ++i) delivered[i] = slots[i].state == 1;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (slots[i].state.load(std::memory_order_acquire) == 1) {
+      delivered[i] = {true, slots[i].partition, slots[i].offset};
+    }
+  }
   if (pending()) {
     // Unreachable by librdkafka's contract; never free slots it may still write to.
     log::error("kafka.delivery_reports_missing", {});

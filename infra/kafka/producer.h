@@ -6,6 +6,7 @@
 #include <librdkafka/rdkafkacpp.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,14 +28,23 @@ struct ProduceItem {
   std::string payload;
 };
 
+// The broker's acknowledgement of one message, and where it put it.
+struct Delivered {
+  bool acknowledged = false;
+  int32_t partition = -1;
+  int64_t offset = -1;
+};
+
 class Producer {
  public:
   static model::Result<std::unique_ptr<Producer>> create(const ProducerOptions& options);
   ~Producer();
 
-  // Returns, per item, whether the broker acknowledged it. Blocks at most about
-  // message_timeout_ms: librdkafka reports every message by then.
-  std::vector<bool> produce_batch(const std::vector<ProduceItem>& items);
+  // Returns, per item, whether the broker acknowledged it, and where it put it. Blocks at most
+  // about message_timeout_ms: librdkafka reports every message by then.
+  std::vector<Delivered> produce_batch(const std::vector<ProduceItem>& items);
+
+  const std::string& brokers() const { return options_.brokers; }
 
   // True when the cluster answered a metadata request within timeout.
   bool reachable(std::chrono::milliseconds timeout);

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "infra/kafka/group_positions.h"
 #include "infra/kafka/producer.h"
 #include "infra/pg/pool.h"
 
@@ -59,7 +60,8 @@ class Relay {
   // skipping rows a consumer already marked. Returns the rows this wrote.
   enum class Recording { due, all };
   model::Result<std::size_t> record_publications(Recording recording);
-  // Returns published-but-unconsumed rows older than redrive_after to the unpublished state.
+  // Returns published-but-unconsumed rows older than redrive_after to the unpublished state,
+  // except those the broker still holds for a consumer group that has not reached them yet.
   model::Result<std::size_t> redrive_once();
   // Sets the payrail_outbox_* backlog gauges from the table (every 5 s in the relay thread).
   model::Status refresh_backlog();
@@ -72,14 +74,20 @@ class Relay {
   std::chrono::milliseconds until_next_record() const;
 
   // Published rows whose publication is not recorded yet, oldest first (the relay thread's).
+  struct Publication {
+    long id = 0;
+    int32_t partition = -1;
+    int64_t offset = -1;
+  };
   struct Unrecorded {
     std::chrono::steady_clock::time_point acknowledged_at;
-    std::vector<long> ids;
+    std::vector<Publication> publications;
   };
 
   pg::Pool& pool_;
   kafka::Producer& producer_;
   RelayOptions options_;
+  kafka::GroupPositions positions_;  // asked only while a row is old enough to be re-driven
   std::mutex mutex_;
   std::condition_variable wake_signal_;
   bool woken_ = false;

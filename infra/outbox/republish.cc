@@ -44,8 +44,8 @@ model::Result<Republished> republish(pg::Pool& pool, kafka::Producer& producer,
     auto page = read_page(pool, range, position);
     if (!page.ok()) return page.error();
     if (page->items.empty()) break;
-    for (const bool delivered : producer.produce_batch(page->items)) {
-      ++(delivered ? total.messages : total.failed);
+    for (const auto& delivered : producer.produce_batch(page->items)) {
+      ++(delivered.acknowledged ? total.messages : total.failed);
     }
     position = std::move(*page);
     if (static_cast<long>(position.items.size()) < kBatchMax) break;

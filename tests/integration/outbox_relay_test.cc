@@ -13,9 +13,11 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 
+#include "infra/kafka/admin.h"
 #include "infra/outbox/outbox.h"
 #include "infra/outbox/relay.h"
 #include "infra/pg/pool.h"
@@ -28,7 +30,7 @@ namespace {
 using Source = infra::outbox::Relay::Source;
 using Recording = infra::outbox::Relay::Recording;
 
-// A one-broker mock cluster with the topic the tests publish to.
+// A one-broker mock cluster with the registry's topics, as the embedded broker creates them.
 class MockCluster {
  public:
   MockCluster() {
@@ -37,9 +39,10 @@ class MockCluster {
     rd_kafka_conf_set(conf, "log_level", "3", error_text, sizeof error_text);
     handle_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error_text, sizeof error_text);
     cluster_ = handle_ ? rd_kafka_mock_cluster_new(handle_, 1) : nullptr;
-    if (cluster_) {
-      const auto name = topics::broker_topic_name(topics::kPayoutsRequested, "");
-      rd_kafka_mock_topic_create(cluster_, name.c_str(), topics::kPayoutsRequested.partitions, 1);
+    for (const auto& topic :
+         cluster_ ? topics::all_topics() : std::span<const topics::TopicSpec>{}) {
+      const auto name = topics::broker_topic_name(topic, "");
+      rd_kafka_mock_topic_create(cluster_, name.c_str(), topic.partitions, 1);
     }
   }
   ~MockCluster() {
@@ -140,6 +143,26 @@ class OutboxRelay : public ::testing::Test {
       return model::ok_status();
     });
     EXPECT_TRUE(marked.ok());
+  }
+
+  // Published and recorded (with where the broker put them), unconsumed, and aged an hour: old
+  // enough to be re-driven by age alone.
+  std::string publish_and_age(int count) {
+    infra::outbox::Relay own(*pool_, *producer_, {});
+    const auto ids = enqueue(count);
+    EXPECT_EQ(publish(Source::committed, &own), static_cast<std::size_t>(count));
+    database_->scalar(
+        "UPDATE outbox SET published_at = now() - interval '1 hour' "
+        "WHERE message_id IN (" +
+        ids + ")");
+    return ids;
+  }
+
+  static int with_position(const std::string& ids) {
+    return std::stoi(database_->scalar(
+        "SELECT count(*) FROM outbox WHERE published_partition IS NOT NULL AND published_offset "
+        ">= 0 AND message_id IN (" +
+        ids + ")"));
   }
 
   static std::string publish_attempts(const std::string& message_id) {
@@ -287,6 +310,64 @@ TEST_F(OutboxRelay, TheRunningRelayFindsARowThatWasNeverLeasedToIt) {
   wait_until_published(ids, 1);
   relay.stop();
   EXPECT_EQ(published(ids), 1);
+}
+
+// The re-drive publishes again what the broker may have lost, not what waits in it. A message
+// the broker holds at or after where its consumer group stands (here the group has never
+// committed: it is down, or not started) is left for that group, however old; a row without a
+// recorded position is re-driven by age, as before.
+TEST_F(OutboxRelay, RedriveLeavesAMessageTheBrokerHoldsForItsGroup) {
+  const auto waiting = publish_and_age(2);
+  EXPECT_EQ(with_position(waiting), 2);
+  const auto unknown = publish_and_age(1);
+  database_->scalar(
+      "UPDATE outbox SET published_partition = NULL, published_offset = NULL "
+      "WHERE message_id IN (" +
+      unknown + ")");
+  infra::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
+  ASSERT_TRUE(relay.redrive_once().ok());
+  EXPECT_EQ(published(waiting), 2);
+  EXPECT_EQ(published(unknown), 0);  // re-driven: unpublished, due again
+}
+
+// Once the group has committed past a message it never marked consumed, the broker will not give
+// it that message again: it is re-driven.
+TEST_F(OutboxRelay, RedriveTakesAMessageItsGroupCommittedPast) {
+  const auto passed = publish_and_age(2);
+  infra::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
+  ASSERT_TRUE(relay.redrive_once().ok());
+  EXPECT_EQ(published(passed), 2);                    // the group has not reached them yet
+  const auto far_future_ms = int64_t{4102444800000};  // 2100-01-01: every partition's end
+  ASSERT_TRUE(infra::kafka::reset_offsets_to_time(
+                  cluster_->bootstrap(), std::string(topics::kPayoutsRequested.consumer_group),
+                  topics::broker_topic_name(topics::kPayoutsRequested, ""), far_future_ms)
+                  .ok());
+  ASSERT_TRUE(relay.redrive_once().ok());
+  EXPECT_EQ(published(passed), 0);
+}
+
+// A message past its partition's end is one the broker lost (the in-memory broker restarted and
+// its log starts again from 0): re-driven at once.
+TEST_F(OutboxRelay, RedriveTakesAMessageTheBrokerNoLongerHolds) {
+  const auto lost = publish_and_age(1);
+  database_->scalar(
+      "UPDATE outbox SET published_offset = published_offset + 1000000 "
+      "WHERE message_id IN (" +
+      lost + ")");
+  infra::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
+  ASSERT_TRUE(relay.redrive_once().ok());
+  EXPECT_EQ(published(lost), 0);
+}
+
+// When the broker does not answer where the groups stand, every old enough row is re-driven by
+// age alone: nothing waits on an answer that may never come.
+TEST_F(OutboxRelay, RedriveFallsBackToAgeWhenTheBrokerGivesNoPositions) {
+  const auto waiting = publish_and_age(1);
+  auto unreachable = infra::kafka::Producer::create({.brokers = "127.0.0.1:1"});
+  ASSERT_TRUE(unreachable.ok());
+  infra::outbox::Relay relay(*pool_, **unreachable, {.redrive_after = std::chrono::seconds(1)});
+  ASSERT_TRUE(relay.redrive_once().ok());
+  EXPECT_EQ(published(waiting), 0);
 }
 
 }  // namespace
