@@ -4,7 +4,9 @@
 // created_at in Postgres to the moment the receiver has read the request), p50/p90/p99/max.
 //
 // Configuration: PAYRAIL_BENCH_PAYOUTS (default 200), PAYRAIL_BENCH_CLIENTS (threads creating
-// payouts, default 4), PAYRAIL_WEBHOOK_CONCURRENCY (senders, default 8); plus the test harness
+// payouts, default 4), PAYRAIL_BENCH_ENDPOINTS (endpoints of the organization, each subscribed to
+// the three events, default 1: more deliveries per payout, as an organization with several
+// endpoints gets), PAYRAIL_WEBHOOK_CONCURRENCY (senders, default 8); plus the test harness
 // variables (PAYRAIL_TEST_DATABASE_URL, PAYRAIL_TEST_TEMPLATE_DATABASE, PAYRAIL_TEST_BIN_DIR),
 // which tests/bench/webhooks/run sets.
 #include <algorithm>
@@ -141,13 +143,20 @@ bool warm_up(TestStack& stack, const HttpsReceiver& receiver) {
 int run() {
   const int payouts = env_int("PAYRAIL_BENCH_PAYOUTS", 200);
   const int clients = std::max(1, env_int("PAYRAIL_BENCH_CLIENTS", 4));
+  const int endpoints = std::max(1, env_int("PAYRAIL_BENCH_ENDPOINTS", 1));
+  std::vector<std::string> paths;
+  for (int e = 1; e <= endpoints; ++e) {
+    paths.push_back(endpoints == 1 ? "/bench" : "/bench/" + std::to_string(e));
+  }
   HttpsReceiver receiver;
   TestStack stack({.env = {{"PAYRAIL_WEBHOOK_CA_FILE", receiver.certificate_path()},
                            {"PAYRAIL_RATE_LIMIT_PER_SECOND", "10000"},
                            {"PAYRAIL_RATE_LIMIT_BURST", "10000"}}});
   if (!warm_up(stack, receiver)) return 1;
   const auto organization = stack.create_organization();
-  if (!subscribe(stack, organization, receiver, "/bench")) return 1;
+  for (const auto& path : paths) {
+    if (!subscribe(stack, organization, receiver, path)) return 1;
+  }
   // Backlog mode: the webhook worker is stopped while the payouts run, then started on the whole
   // backlog, so deliveries/s is what fan-out and delivery can do, not the rate of creation.
   const bool backlog = env_int("PAYRAIL_BENCH_BACKLOG", 0) == 1;
@@ -160,13 +169,13 @@ int run() {
   }
   for (auto& thread : threads) thread.join();
   const auto created_done = Clock::now();
-  const std::size_t expected = static_cast<std::size_t>(payouts) * 3;
+  const std::size_t events = static_cast<std::size_t>(payouts) * 3;
   std::optional<double> drain_started_us;
   if (backlog) {
     const auto events_sql = "SELECT count(*) FROM events WHERE org_id = '" + organization.id +
                             "' AND type IN ('payout.created', 'payout.processing', "
                             "'payout.completed')";
-    while (stack.database().scalar(events_sql) != std::to_string(expected)) {
+    while (stack.database().scalar(events_sql) != std::to_string(events)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     drain_started_us = std::chrono::duration<double, std::micro>(
@@ -174,12 +183,16 @@ int run() {
                            .count();
     stack.start("webhooks");
   }
-  if (!receiver.wait_for_requests(expected, kBenchDrainTimeout, "/bench")) {
-    std::fprintf(stderr, "only %zu of %zu deliveries arrived\n", receiver.requests().size(),
-                 expected);
-    return 1;
+  std::vector<ReceivedRequest> requests;
+  for (const auto& path : paths) {
+    if (!receiver.wait_for_requests(events, kBenchDrainTimeout, path)) {
+      std::fprintf(stderr, "only %zu of %zu deliveries to %s arrived\n",
+                   receiver.requests_for(path).size(), events, path.c_str());
+      return 1;
+    }
+    const auto received = receiver.requests_for(path);
+    requests.insert(requests.end(), received.begin(), received.end());
   }
-  const auto requests = receiver.requests_for("/bench");
   const auto event_times = event_times_us(stack);
   std::map<std::string, int> per_event;
   std::vector<double> latencies_ms;
@@ -188,7 +201,8 @@ int run() {
   double last_receipt_us = 0;
   for (const auto& request : requests) {
     const auto event_id = request.header("service-event-id");
-    if (++per_event[event_id] > 1) continue;  // a duplicate would show in the count below
+    // A duplicate (the same event twice to one endpoint) would show in the count below.
+    if (++per_event[request.path + " " + event_id] > 1) continue;
     const double received_us =
         std::chrono::duration<double, std::micro>(request.received_at.time_since_epoch()).count();
     const double event_us = event_times.at(event_id);
@@ -199,8 +213,9 @@ int run() {
   }
   const double window_s = (last_receipt_us - first_event_us) / 1e6;
   std::printf(
-      "webhook benchmark: %d payouts, %zu deliveries (%zu distinct events, %zu duplicates)\n",
-      payouts, requests.size(), per_event.size(), requests.size() - per_event.size());
+      "webhook benchmark: %d payouts, %d endpoint(s), %zu deliveries (%zu distinct, %zu "
+      "duplicates)\n",
+      payouts, endpoints, requests.size(), per_event.size(), requests.size() - per_event.size());
   std::printf("  payout creation: %.2f s with %d clients\n",
               std::chrono::duration<double>(created_done - started).count(), clients);
   std::printf("  deliveries/s (first event created -> last delivery received): %.1f over %.2f s\n",
