@@ -132,7 +132,6 @@ model::Result<std::vector<PartitionPosition>> GroupPositions::all(
   std::vector<int> partitions;
   std::map<std::string, std::string> registry_name;  // by broker name
   for (const auto& topic : topics::all_topics()) {
-    if (topic.consumer_group.empty()) continue;
     const auto name = topics::broker_topic_name(topic, topic_prefix_);
     auto& [group_topics, group_partitions] = by_group[std::string(topic.consumer_group)];
     group_topics.push_back(name);

@@ -31,9 +31,9 @@ class GroupPositions {
   GroupPositions(const GroupPositions&) = delete;
   GroupPositions& operator=(const GroupPositions&) = delete;
 
-  // Every partition the registry declares, of every topic that has a consumer group: a request
-  // for each watermark and one per group for its commits. An error unless the broker answered
-  // for all of them within `timeout`.
+  // Every partition the registry declares, of every topic, with where the topic's one consumer
+  // group stands: a request for each watermark and one per group for its commits. An error
+  // unless the broker answered for all of them within `timeout`.
   model::Result<std::vector<PartitionPosition>> all(std::chrono::milliseconds timeout);
 
  private:
