@@ -4,6 +4,7 @@
 
 #include "infra/cli/command_table.h"
 #include "infra/kafka/admin.h"
+#include "infra/kafka/group_positions.h"
 #include "infra/outbox/republish.h"
 #include "infra/time/clock.h"
 #include "topics/registry.h"
@@ -11,15 +12,23 @@
 namespace payrail::infra::cli {
 namespace {
 
+constexpr auto kLagTimeout = std::chrono::seconds(15);
+
 int consumer_lag(const Config& config, const Options& options) {
   const auto topic_name = option(options, "topic");
   const auto* topic = topic_name ? topics::find_topic(*topic_name) : nullptr;
   if (topic == nullptr) return fail("consumer-lag needs --topic <registry topic name>");
   const auto group = option(options, "group").value_or(std::string(topic->consumer_group));
-  auto lag = kafka::consumer_lag(config.kafka_brokers, group,
-                                 topics::broker_topic_name(*topic, config.topic_prefix));
-  if (!lag.ok()) return fail(lag.error().message);
-  std::printf("%ld\n", *lag);
+  kafka::GroupPositions group_positions(config.kafka_brokers, config.topic_prefix);
+  auto positions = group_positions.of(*topic, group, kLagTimeout);
+  if (!positions.ok()) return fail(positions.error().message);
+  // Messages the group has not committed yet: a partition without a commit counts from its start.
+  long lag = 0;
+  for (const auto& position : *positions) {
+    lag += static_cast<long>(position.high -
+                             (position.committed >= 0 ? position.committed : position.low));
+  }
+  std::printf("%ld\n", lag);
   return 0;
 }
 

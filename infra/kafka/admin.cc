@@ -312,27 +312,4 @@ model::Result<std::vector<PartitionReset>> reset_offsets_to_time(const std::stri
   return resets;
 }
 
-model::Result<long> consumer_lag(const std::string& brokers, const std::string& group_id,
-                                 const std::string& topic) {
-  auto consumer = group_client(brokers, group_id);
-  if (!consumer.ok()) return consumer.error();
-  auto ranges = partition_ranges(**consumer, topic);
-  if (!ranges.ok()) return ranges.error();
-  std::vector<RdKafka::TopicPartition*> positions;
-  for (const auto& range : *ranges) {
-    positions.push_back(RdKafka::TopicPartition::create(topic, range.partition));
-  }
-  const auto code = (*consumer)->committed(positions, kAdminTimeoutMs);
-  long lag = 0;
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    const auto committed = positions[i]->offset();
-    const auto& range = (*ranges)[i];
-    lag += static_cast<long>(range.high - (committed >= 0 ? committed : range.low));
-  }
-  RdKafka::TopicPartition::destroy(positions);
-  (*consumer)->close();
-  if (code != RdKafka::ERR_NO_ERROR) return admin_error(RdKafka::err2str(code));
-  return lag;
-}
-
 }  // namespace payrail::infra::kafka

@@ -37,9 +37,4 @@ model::Result<std::vector<PartitionReset>> reset_offsets_to_time(const std::stri
                                                                  const std::string& topic,
                                                                  int64_t time_ms);
 
-// Messages of `topic` not yet committed by `group_id`: the sum over partitions of the high
-// watermark minus the committed offset (a partition without a commit counts from its start).
-model::Result<long> consumer_lag(const std::string& brokers, const std::string& group_id,
-                                 const std::string& topic);
-
 }  // namespace payrail::infra::kafka

@@ -124,21 +124,32 @@ model::Status GroupPositions::connect() {
 
 model::Result<std::vector<PartitionPosition>> GroupPositions::all(
     std::chrono::milliseconds timeout) {
+  std::map<std::string, std::vector<const topics::TopicSpec*>> by_group;
+  for (const auto& topic : topics::all_topics()) {
+    by_group[std::string(topic.consumer_group)].push_back(&topic);
+  }
+  return positions(by_group, timeout);
+}
+
+model::Result<std::vector<PartitionPosition>> GroupPositions::of(
+    const topics::TopicSpec& topic, const std::string& group_id,
+    std::chrono::milliseconds timeout) {
+  return positions({{group_id, {&topic}}}, timeout);
+}
+
+model::Result<std::vector<PartitionPosition>> GroupPositions::positions(
+    const std::map<std::string, std::vector<const topics::TopicSpec*>>& by_group,
+    std::chrono::milliseconds timeout) {
   if (!handle_) {
     if (auto connected = connect(); !connected.ok()) return connected.error();
   }
-  std::map<std::string, std::pair<std::vector<std::string>, std::vector<int>>> by_group;
   std::vector<std::string> broker_topics;
   std::vector<int> partitions;
-  std::map<std::string, std::string> registry_name;  // by broker name
-  for (const auto& topic : topics::all_topics()) {
-    const auto name = topics::broker_topic_name(topic, topic_prefix_);
-    auto& [group_topics, group_partitions] = by_group[std::string(topic.consumer_group)];
-    group_topics.push_back(name);
-    group_partitions.push_back(topic.partitions);
-    broker_topics.push_back(name);
-    partitions.push_back(topic.partitions);
-    registry_name[name] = std::string(topic.name);
+  for (const auto& [group_id, group_topics] : by_group) {
+    for (const auto* topic : group_topics) {
+      broker_topics.push_back(topics::broker_topic_name(*topic, topic_prefix_));
+      partitions.push_back(topic->partitions);
+    }
   }
   auto low =
       watermarks(handle_.get(), broker_topics, partitions, RD_KAFKA_OFFSET_BEGINNING, timeout);
@@ -146,19 +157,25 @@ model::Result<std::vector<PartitionPosition>> GroupPositions::all(
   auto high = watermarks(handle_.get(), broker_topics, partitions, RD_KAFKA_OFFSET_END, timeout);
   if (!high.ok()) return high.error();
   std::vector<PartitionPosition> positions;
-  for (const auto& [group_id, group] : by_group) {
-    auto commits = committed(handle_.get(), group_id, group.first, group.second, timeout);
+  for (const auto& [group_id, group_topics] : by_group) {
+    std::vector<std::string> names;
+    std::vector<int> counts;
+    for (const auto* topic : group_topics) {
+      names.push_back(topics::broker_topic_name(*topic, topic_prefix_));
+      counts.push_back(topic->partitions);
+    }
+    auto commits = committed(handle_.get(), group_id, names, counts, timeout);
     if (!commits.ok()) return commits.error();
-    for (std::size_t i = 0; i < group.first.size(); ++i) {
-      for (int32_t partition = 0; partition < group.second[i]; ++partition) {
-        const std::pair<std::string, int32_t> key{group.first[i], partition};
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      for (int32_t partition = 0; partition < counts[i]; ++partition) {
+        const std::pair<std::string, int32_t> key{names[i], partition};
         const auto low_offset = low->find(key);
         const auto high_offset = high->find(key);
         const auto commit = commits->find(key);
         if (low_offset == low->end() || high_offset == high->end() || commit == commits->end()) {
           return positions_error("no position for " + key.first + "/" + std::to_string(partition));
         }
-        positions.push_back({registry_name[key.first], partition, low_offset->second,
+        positions.push_back({std::string(group_topics[i]->name), partition, low_offset->second,
                              high_offset->second, commit->second});
       }
     }

@@ -6,11 +6,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "schemas/model/result.h"
+#include "topics/registry.h"
 
 struct rd_kafka_s;
 
@@ -36,8 +38,17 @@ class GroupPositions {
   // unless the broker answered for all of them within `timeout`.
   model::Result<std::vector<PartitionPosition>> all(std::chrono::milliseconds timeout);
 
+  // Every declared partition of one topic, with where `group_id` stands on it (payrail
+  // consumer-lag).
+  model::Result<std::vector<PartitionPosition>> of(const topics::TopicSpec& topic,
+                                                   const std::string& group_id,
+                                                   std::chrono::milliseconds timeout);
+
  private:
   model::Status connect();
+  model::Result<std::vector<PartitionPosition>> positions(
+      const std::map<std::string, std::vector<const topics::TopicSpec*>>& by_group,
+      std::chrono::milliseconds timeout);
 
   std::string brokers_;
   std::string topic_prefix_;
