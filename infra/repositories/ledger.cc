@@ -44,14 +44,27 @@ SELECT entry.id, posting.account, posting.amount FROM entry,
   (VALUES ($6::text, -($8::numeric)), ($7::text, $8::numeric)) AS posting (account, amount)
 RETURNING entry_id)sql"};
 
-// A hold is the one movement that can find the balance short: it is applied at once, and this
-// guard turns a short balance into a clean "insufficient" answer instead of a constraint error.
-constexpr pg::Statement kHoldBalance{"ledger_hold_balance", R"sql(
-UPDATE balances SET available = available + $4::numeric, held = held + $5::numeric,
-                    updated_at = now()
-WHERE org_id = $1 AND mode = $2 AND asset = $3
-  AND available + $4::numeric >= 0 AND held + $5::numeric >= 0
-RETURNING 1)sql"};
+// A hold is the one movement that can find the balance short: it is applied at once, entry,
+// postings and balance in one round trip, and the guard turns a short balance into a clean
+// "insufficient" answer instead of a constraint error. The balance is changed only when this
+// statement wrote the entry (a hold applied before changes nothing). Returns whether the entry
+// was written and whether the balance was.
+constexpr pg::Statement kHold{"ledger_hold", R"sql(
+WITH entry AS (
+  INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id)
+  VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id),
+postings AS (
+  INSERT INTO journal_postings (entry_id, account, amount)
+  SELECT entry.id, posting.account, posting.amount FROM entry,
+    (VALUES ($6::text, -($8::numeric)), ($7::text, $8::numeric)) AS posting (account, amount)),
+held AS (
+  UPDATE balances SET available = available + $9::numeric, held = held + $10::numeric,
+                      updated_at = now()
+  WHERE org_id = $1 AND mode = $2 AND asset = $3
+    AND available + $9::numeric >= 0 AND held + $10::numeric >= 0
+    AND EXISTS (SELECT 1 FROM entry)
+  RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM entry), EXISTS (SELECT 1 FROM held))sql"};
 
 // Every other movement only adds to `available` or takes from `held` what a hold put there, so
 // it is deferred to the end of the transaction (pg::defer_row) and the transaction's changes are
@@ -103,6 +116,22 @@ std::string delta(const MovementSpec& spec, std::string_view account, const std:
   return "0";
 }
 
+// What the transaction deferred so far (its transition log, its events) is written first, so
+// that the balance row is held for the fewest statements before the commit; its lock is held from
+// the hold until the caller's transaction ends.
+Applied apply_hold(pqxx::work& tx, std::string_view org_id, model::Mode mode,
+                   std::string_view asset, const MovementSpec& spec,
+                   const std::optional<std::string>& resource, const std::string& amount) {
+  pg::flush_deferred_early(tx);
+  const auto row =
+      pg::exec(tx, kHold, std::string(org_id), std::string(model::mode_name(mode)),
+               std::string(asset), std::string(spec.kind), resource,
+               std::string(spec.debit_account), std::string(spec.credit_account), amount,
+               delta(spec, "available", amount), delta(spec, "held", amount))[0];
+  if (!row[0].as<bool>()) return Applied::already_applied;
+  return row[1].as<bool>() ? Applied::applied : Applied::insufficient_balance;
+}
+
 }  // namespace
 
 std::optional<Movement> movement_of(model::MoneyEffect effect, Movement settle_as) {
@@ -127,28 +156,18 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
   const auto& spec = spec_of(movement);
   const std::optional<std::string> resource =
       resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
+  if (movement == Movement::hold)
+    return apply_hold(tx, org_id, mode, asset, spec, resource, amount);
   // The entry first: the balance row is the one every payout of the organization contends for.
   const auto entry =
       pg::exec(tx, kInsertEntry, std::string(org_id), std::string(model::mode_name(mode)),
                std::string(asset), std::string(spec.kind), resource,
                std::string(spec.debit_account), std::string(spec.credit_account), amount);
   if (entry.empty()) return Applied::already_applied;
-  const auto available = delta(spec, "available", amount);
-  const auto held = delta(spec, "held", amount);
-  if (movement != Movement::hold) {
-    pg::defer_row(tx, kApplyBalanceChanges, pg::LockOrder::balances,
-                  {std::string(org_id), std::string(model::mode_name(mode)), std::string(asset),
-                   available, held});
-    return Applied::applied;
-  }
-  // What the transaction deferred so far (its transition log, its events) is written first, so
-  // that the balance row is held for the fewest statements before the commit.
-  pg::flush_deferred_early(tx);
-  const auto updated =
-      pg::exec(tx, kHoldBalance, std::string(org_id), std::string(model::mode_name(mode)),
-               std::string(asset), available, held);
-  // Its lock is held from here until the caller's transaction ends.
-  return updated.empty() ? Applied::insufficient_balance : Applied::applied;
+  pg::defer_row(tx, kApplyBalanceChanges, pg::LockOrder::balances,
+                {std::string(org_id), std::string(model::mode_name(mode)), std::string(asset),
+                 delta(spec, "available", amount), delta(spec, "held", amount)});
+  return Applied::applied;
 }
 
 std::string balance_key(std::string_view org_id, model::Mode mode, std::string_view asset) {

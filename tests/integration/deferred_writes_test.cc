@@ -191,6 +191,28 @@ TEST_F(DeferredWrites, AHoldIsAppliedAtOnceAndRefusedWhenShort) {
   EXPECT_EQ(balance(org_id), "0.00/1000000.00");
 }
 
+// The hold's entry, postings and balance change are one statement: a hold applied before (in this
+// transaction or an earlier one) writes nothing and leaves the balance as it was.
+TEST_F(DeferredWrites, AHoldAppliedTwiceChangesTheBalanceOnce) {
+  const auto org_id = new_organization();
+  const auto committed = run([&](pqxx::work& tx) {
+    EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_twice", "30"), ledger::Applied::applied);
+    EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_twice", "30"),
+              ledger::Applied::already_applied);
+  });
+  ASSERT_TRUE(committed.ok());
+  const auto again = run([&](pqxx::work& tx) {
+    EXPECT_EQ(apply(tx, org_id, Movement::hold, "po_twice", "30"),
+              ledger::Applied::already_applied);
+  });
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(balance(org_id), "999970.00/30.00");
+  EXPECT_EQ(database_->scalar("SELECT count(*) || ' ' || sum(p.amount)::numeric(20,2)::text "
+                              "FROM journal_entries e JOIN journal_postings p ON p.entry_id = e.id "
+                              "WHERE e.resource_id = 'po_twice' AND p.account = 'held'"),
+            "1 30.00");
+}
+
 // A create's transition log and events are deferred like the rest, but written before its hold:
 // the balance row is then held for the fewest statements.
 TEST_F(DeferredWrites, AHoldFirstWritesWhatTheTransactionDeferred) {
