@@ -30,11 +30,11 @@ constexpr pg::Statement kFinish{
     PAYRAIL_WRITTEN_OR_EXISTING("UPDATE payout_broadcasts SET outcome = $2, tx_hash = $3, "
                                 "failure_reason = $4, finished_at = now() "
                                 "WHERE payout_id = $1 AND outcome IS NULL")};
-constexpr pg::Statement kRemaining{
-    "broadcasts_remaining_delays",
+constexpr pg::Statement kSettling{
+    "broadcasts_settling",
     "SELECT payout_id, greatest(0, ceil(extract(epoch FROM (finished_at + $2 * interval "
-    "'1 millisecond' - clock_timestamp())) * 1000))::bigint FROM payout_broadcasts "
-    "WHERE payout_id = ANY($1::text[])"};
+    "'1 millisecond' - clock_timestamp())) * 1000))::bigint, " PAYRAIL_BROADCAST_COLUMNS
+    " FROM payout_broadcasts WHERE payout_id = ANY($1::text[])"};
 
 std::optional<Broadcast> read_row(const pqxx::result& rows) {
   if (rows.empty()) return std::nullopt;
@@ -59,9 +59,16 @@ std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id) {
   return read_row(pg::exec(tx, kFind, payout_id));
 }
 
-RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx,
-                                    const std::vector<std::string>& payout_ids, long delay_ms) {
-  return read_remaining_delays(pg::exec(tx, kRemaining, pg::sql_array(payout_ids), delay_ms));
+Settling settling(pqxx::transaction_base& tx, const std::vector<std::string>& payout_ids,
+                  long delay_ms) {
+  const auto rows = pg::exec(tx, kSettling, pg::sql_array(payout_ids), delay_ms);
+  Settling read{read_remaining_delays(rows), {}};
+  for (const auto& row : rows) {
+    read.recorded[row[0].as<std::string>()] =
+        Broadcast{row[2].as<std::string>(), optional_text(row[3]), optional_text(row[4]),
+                  optional_text(row[5]), false};
+  }
+  return read;
 }
 
 }  // namespace payrail::infra::repositories::broadcasts

@@ -4,6 +4,7 @@
 
 #include <pqxx/pqxx>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,9 +29,14 @@ Broadcast begin(pqxx::work& tx, const std::string& payout_id);
 std::optional<Broadcast> finish(pqxx::work& tx, const std::string& payout_id, bool accepted,
                                 const std::string& tx_hash, const std::string& failure_reason);
 std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id);
-// Milliseconds until `delay_ms` after each payout's broadcast finished (database time), one
-// statement for a settlement batch; 0 when past, no entry when there is no broadcast.
-RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx,
-                                    const std::vector<std::string>& payout_ids, long delay_ms);
+// What a settlement batch reads of its payouts' broadcasts, with one statement and no lock:
+// milliseconds until `delay_ms` after each broadcast finished (database time; 0 when past, no
+// entry when there is no broadcast) and each broadcast as recorded then.
+struct Settling {
+  RemainingDelays remaining_ms;
+  std::map<std::string, Broadcast> recorded;
+};
+Settling settling(pqxx::transaction_base& tx, const std::vector<std::string>& payout_ids,
+                  long delay_ms);
 
 }  // namespace payrail::infra::repositories::broadcasts

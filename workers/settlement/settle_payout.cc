@@ -12,11 +12,23 @@ namespace {
 namespace payouts = infra::repositories::payouts;
 namespace broadcasts = infra::repositories::broadcasts;
 
+using Recorded = std::map<std::string, broadcasts::Broadcast>;
+
+// The broadcast as the batch read it, when that read found its outcome `broadcast`: an outcome is
+// recorded once and never changed (broadcasts::finish), so that read is still current. Anything
+// else is read again under the payout's lock.
+std::optional<broadcasts::Broadcast> broadcast_of(pqxx::work& tx, const Recorded& recorded,
+                                                  const std::string& payout_id) {
+  const auto found = recorded.find(payout_id);
+  if (found != recorded.end() && found->second.outcome == "broadcast") return found->second;
+  return broadcasts::find(tx, payout_id);
+}
+
 // The status decides, not the consumed mark: a message applied before completed the payout.
 model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
-                      const topics::Envelope& message) {
+                      const Recorded& recorded, const topics::Envelope& message) {
   auto payout = payouts::lock(tx, message.resource_id);
-  const auto broadcast = payout ? broadcasts::find(tx, payout->resource.id) : std::nullopt;
+  const auto broadcast = payout ? broadcast_of(tx, recorded, payout->resource.id) : std::nullopt;
   if (!payout || payout->status != model::PayoutStatus::processing || !broadcast ||
       broadcast->outcome != "broadcast") {
     infra::outbox::mark_consumed(tx, message.message_id);
@@ -46,11 +58,14 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
 void settle_payouts(infra::runtime::WorkerContext& context,
                     const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
   const long delay_ms = context.config.settlement_delay_ms;
+  Recorded recorded;  // read with the delays: one statement for the batch, not one per payout
   const auto remaining_ms = [&](pqxx::transaction_base& tx, const std::vector<std::string>& ids) {
-    return broadcasts::remaining_delays_ms(tx, ids, delay_ms);
+    auto read = broadcasts::settling(tx, ids, delay_ms);
+    recorded = std::move(read.recorded);
+    return std::move(read.remaining_ms);
   };
   apply_when_due(context, batch, delay_ms, remaining_ms, [&](pqxx::work& tx, std::size_t i) {
-    return confirm(tx, adapters, batch.message(i));
+    return confirm(tx, adapters, recorded, batch.message(i));
   });
 }
 
