@@ -5,14 +5,22 @@
 #include <vector>
 
 #include "infra/pg/pool.h"
+#include "infra/pg/sql_array.h"
 
 namespace payrail::infra::repositories::spend {
 namespace {
 
-constexpr pg::Statement kOverrides{
-    "spend_overrides",
-    "SELECT auto_approval_usd::text, per_payout_usd::text, daily_usd::text, monthly_usd::text "
-    "FROM organization_limits WHERE org_id = $1 AND mode = $2"};
+#define PAYRAIL_OVERRIDE_COLUMNS \
+  "auto_approval_usd::text, per_payout_usd::text, daily_usd::text, monthly_usd::text"
+
+constexpr pg::Statement kOverrides{"spend_overrides",
+                                   "SELECT " PAYRAIL_OVERRIDE_COLUMNS
+                                   " FROM organization_limits WHERE org_id = $1 AND mode = $2"};
+
+constexpr pg::Statement kOverridesOf{
+    "spend_overrides_of", "SELECT org_id, mode, " PAYRAIL_OVERRIDE_COLUMNS
+                          " FROM organization_limits "
+                          "WHERE (org_id, mode) IN (SELECT * FROM unnest($1::text[], $2::text[]))"};
 
 // Both periods in one round trip, day first (the order every reservation locks them in);
 // returns the periods whose counter took the amount: an existing counter only while it stays
@@ -69,17 +77,38 @@ void apply_override(const pqxx::field& field, model::Decimal& target) {
   if (auto value = model::parse_decimal(field.as<std::string>())) target = *value;
 }
 
+// The four override columns of `row`, from column `first` on (PAYRAIL_OVERRIDE_COLUMNS).
+void apply_overrides(const pqxx::row& row, int first, model::PayoutLimits& limits) {
+  apply_override(row[first], limits.auto_approval_usd);
+  apply_override(row[first + 1], limits.per_payout_usd);
+  apply_override(row[first + 2], limits.daily_usd);
+  apply_override(row[first + 3], limits.monthly_usd);
+}
+
 }  // namespace
 
 model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode) {
   auto limits = model::default_payout_limits(mode);
   const auto rows =
       pg::exec(tx, kOverrides, std::string(org_id), std::string(model::mode_name(mode)));
-  if (!rows.empty()) {
-    apply_override(rows[0][0], limits.auto_approval_usd);
-    apply_override(rows[0][1], limits.per_payout_usd);
-    apply_override(rows[0][2], limits.daily_usd);
-    apply_override(rows[0][3], limits.monthly_usd);
+  if (!rows.empty()) apply_overrides(rows[0], 0, limits);
+  return limits;
+}
+
+LimitsByScope effective_limits(pqxx::transaction_base& tx, const std::vector<Scope>& scopes) {
+  LimitsByScope limits;
+  std::vector<std::string> org_ids;
+  std::vector<std::string> modes;
+  for (const auto& scope : scopes) {
+    if (!limits.emplace(scope, model::default_payout_limits(scope.second)).second) continue;
+    org_ids.push_back(scope.first);
+    modes.emplace_back(model::mode_name(scope.second));
+  }
+  if (org_ids.empty()) return limits;
+  for (const auto& row : pg::exec(tx, kOverridesOf, pg::sql_array(org_ids), pg::sql_array(modes))) {
+    const auto mode = model::parse_mode(row[1].as<std::string>());
+    const auto found = limits.find({row[0].as<std::string>(), mode.value_or(model::Mode::test)});
+    if (mode && found != limits.end()) apply_overrides(row, 2, found->second);
   }
   return limits;
 }

@@ -5,8 +5,11 @@
 
 #include <pqxx/pqxx>
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "infra/pg/pool.h"
 
@@ -16,6 +19,12 @@
 namespace payrail::infra::repositories::spend {
 
 model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode);
+
+// The effective limits of many organizations and modes with one statement (a screening batch's),
+// by (organization, mode); every scope asked for has an entry.
+using Scope = std::pair<std::string, model::Mode>;
+using LimitsByScope = std::map<Scope, model::PayoutLimits>;
+LimitsByScope effective_limits(pqxx::transaction_base& tx, const std::vector<Scope>& scopes);
 
 // Amounts at or below the auto-approval limit proceed without a member's approval.
 bool within_auto_approval(const std::string& amount_usd, const model::PayoutLimits& limits);

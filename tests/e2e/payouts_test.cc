@@ -152,6 +152,24 @@ TEST_F(Payouts, AboveAutoApprovalWaitsThenApprovalCompletes) {
   EXPECT_EQ(usdc(), "985000/0");
 }
 
+// Screening reads the limits of a batch's organizations together: an override decides its own
+// organization's payouts and no other's.
+TEST_F(Payouts, AnAutoApprovalOverrideDecidesItsOrganizationsPayoutsOnly) {
+  ASSERT_EQ(
+      stack_->cli({"limits", "--org", org_.id, "--mode", "test", "--auto-approval-usd", "100"})
+          .first,
+      0);
+  const auto other = stack_->create_organization();
+  const auto over = create(payout_body("150", "USDC", "polygon", random_evm_address()));
+  ASSERT_EQ(over.status, 202) << over.body;
+  EXPECT_STREQ(over.json()["status"].GetString(), "pending_approval");
+  const auto within = create(payout_body("100", "USDC", "polygon", random_evm_address()));
+  EXPECT_EQ(within.status, 201) << within.body;
+  const auto elsewhere = create_payout(stack_->http(), other.test_key, next_key(),
+                                       payout_body("150", "USDC", "polygon", random_evm_address()));
+  EXPECT_EQ(elsewhere.status, 201) << elsewhere.body;  // 202 when over the limit
+}
+
 TEST_F(Payouts, RejectReleasesTheHold) {
   const auto response = create(payout_body("20000", "USDC", "optimism", random_evm_address()));
   ASSERT_EQ(response.status, 202);

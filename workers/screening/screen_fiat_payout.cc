@@ -41,9 +41,9 @@ struct FiatPayout {
 
 }  // namespace
 
-model::Status screen_fiat_payout(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
+model::Status screen_fiat_payout(pqxx::work& tx, const ScreeningInputs& inputs,
                                  const topics::Envelope& message) {
-  return screen_resource<FiatPayout>(tx, lists, message);
+  return screen_resource<FiatPayout>(tx, inputs, message);
 }
 
 }  // namespace payrail::workers::screening

@@ -8,8 +8,9 @@ namespace payrail::workers::screening {
 
 // PROCESSING IS IDEMPOTENT: guarded by the payout's status and the message's consumed mark; a
 // redelivery or a replay changes nothing. Applied inside the batch's transaction (screen_batch.h).
-// Without `lists` the payout only moves to `screening`: the decision waits for them.
-model::Status screen_fiat_payout(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
+// Without the lists the payout only moves to `screening`: the decision waits for them.
+struct ScreeningInputs;  // screen_resource.h
+model::Status screen_fiat_payout(pqxx::work& tx, const ScreeningInputs& inputs,
                                  const topics::Envelope& message);
 
 }  // namespace payrail::workers::screening

@@ -46,9 +46,9 @@ struct StablecoinPayout {
 
 }  // namespace
 
-model::Status screen_payout(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
+model::Status screen_payout(pqxx::work& tx, const ScreeningInputs& inputs,
                             const topics::Envelope& message) {
-  return screen_resource<StablecoinPayout>(tx, lists, message);
+  return screen_resource<StablecoinPayout>(tx, inputs, message);
 }
 
 }  // namespace payrail::workers::screening

@@ -17,6 +17,26 @@
 
 namespace payrail::workers::screening {
 
+// What a batch is screened with: the sanctions lists (nullptr until they are loaded) and the
+// effective limits of its organizations, read for the whole batch before its transaction
+// (screen_batch.h). A limit changed meanwhile applies from the next batch, as it would had it
+// been changed a moment later.
+struct ScreeningInputs {
+  const infra::sanctions::SanctionsLists* lists = nullptr;
+  const infra::repositories::spend::LimitsByScope* limits = nullptr;
+};
+
+// The payout's limits from the batch's read; read here when the batch did not (its message named
+// another scope than its payout, which a message written by Payrail never does).
+inline model::PayoutLimits limits_for(pqxx::work& tx, const ScreeningInputs& inputs,
+                                      const std::string& org_id, model::Mode mode) {
+  if (inputs.limits != nullptr) {
+    const auto found = inputs.limits->find({org_id, mode});
+    if (found != inputs.limits->end()) return found->second;
+  }
+  return infra::repositories::spend::effective_limits(tx, org_id, mode);
+}
+
 // The payout to screen, locked (pending, or screening when an earlier attempt waited for the
 // lists), or nothing when there is nothing (more) to do. The status decides: a message applied
 // before finds the payout decided (or cancelled), and its consumed mark is only written, never
@@ -36,12 +56,10 @@ std::optional<typename Kind::Row> to_screen(pqxx::work& tx, const topics::Envelo
 // `screening` to the decision with one write: both transitions are logged, as two writes would.
 template <class Kind>
 void record_decision(pqxx::work& tx, const topics::Envelope& message,
-                     const typename Kind::Row& payout,
-                     const infra::sanctions::SanctionsLists& lists) {
+                     const typename Kind::Row& payout, const ScreeningInputs& inputs) {
   const auto& resource = payout.resource;
-  const auto result = Kind::decide(tx, payout, lists);
-  const auto limits =
-      infra::repositories::spend::effective_limits(tx, payout.org_id, resource.mode);
+  const auto result = Kind::decide(tx, payout, *inputs.lists);
+  const auto limits = limits_for(tx, inputs, payout.org_id, resource.mode);
   const auto trigger = result.blocked ? Kind::Trigger::screening_flagged
                        : infra::repositories::spend::within_auto_approval(payout.amount_usd, limits)
                            ? Kind::Trigger::screening_clear
@@ -67,12 +85,12 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
 // Without `lists` the payout only moves to `screening` (visibly waiting): the decision waits for
 // them.
 template <class Kind>
-model::Status screen_resource(pqxx::work& tx, const infra::sanctions::SanctionsLists* lists,
+model::Status screen_resource(pqxx::work& tx, const ScreeningInputs& inputs,
                               const topics::Envelope& message) {
   const auto payout = to_screen<Kind>(tx, message);
   if (!payout) return model::ok_status();
-  if (lists != nullptr) {
-    record_decision<Kind>(tx, message, *payout, *lists);
+  if (inputs.lists != nullptr) {
+    record_decision<Kind>(tx, message, *payout, inputs);
   } else if (payout->status == Kind::Status::pending) {
     Kind::transition(tx, *payout, {Kind::Trigger::start_screening}, {});
   }
