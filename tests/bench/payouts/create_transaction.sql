@@ -1,10 +1,10 @@
 -- pgbench script: the SQL of one POST /v1/payouts create transaction (infra/repositories/
 -- payouts.cc create(), in its order: idempotency record, limits lookup, payout, requested outbox
 -- row, transition log, event (no `events` outbox row: the bench organizations have no webhook
--- endpoint), the hold's journal entry with its postings, then the organization's hot rows last —
--- its balance, then both spend counters in one statement), for a test-mode USDC payout of one of
--- the bench organizations (org_bench_0 .. org_bench_<orgs-1>), so that the API's creates/s can be
--- compared with what Postgres alone does for the same work.
+-- endpoint), then the organization's hot rows last — the hold (its journal entry, postings and
+-- balance in one statement), then both spend counters in one statement), for a test-mode USDC
+-- payout of one of the bench organizations (org_bench_0 .. org_bench_<orgs-1>), so that the
+-- API's creates/s can be compared with what Postgres alone does for the same work.
 \set n random(1, 1000000000000)
 \set org random(0, :orgs - 1)
 BEGIN;
@@ -40,14 +40,17 @@ INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
 WITH entry AS (
   INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id)
   VALUES ('org_bench_' || :org, 'test', 'USDC', 'hold', 'po_b' || :n || 'c' || :client_id)
-  ON CONFLICT DO NOTHING RETURNING id)
-INSERT INTO journal_postings (entry_id, account, amount)
+  ON CONFLICT DO NOTHING RETURNING id),
+postings AS (
+  INSERT INTO journal_postings (entry_id, account, amount)
   SELECT entry.id, posting.account, posting.amount FROM entry,
-    (VALUES ('available', -0.01), ('held', 0.01)) AS posting (account, amount)
-  RETURNING entry_id;
-UPDATE balances SET available = available + -0.01, held = held + 0.01, updated_at = now()
+    (VALUES ('available', -0.01), ('held', 0.01)) AS posting (account, amount)),
+held AS (
+  UPDATE balances SET available = available + -0.01, held = held + 0.01, updated_at = now()
   WHERE org_id = 'org_bench_' || :org AND mode = 'test' AND asset = 'USDC'
-    AND available + -0.01 >= 0 AND held + 0.01 >= 0 RETURNING 1;
+    AND available + -0.01 >= 0 AND held + 0.01 >= 0 AND EXISTS (SELECT 1 FROM entry)
+  RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM entry), EXISTS (SELECT 1 FROM held);
 INSERT INTO spend_counters AS c (org_id, mode, period, period_start, amount_usd)
   SELECT 'org_bench_' || :org, 'test', period.name, period.start, 0.01
   FROM (VALUES (1, 'day', (now() AT TIME ZONE 'UTC')::date),
