@@ -132,6 +132,17 @@ void flush_deferred(pqxx::work& tx) {
   for (const auto& deferred : writes) write(tx, deferred);
 }
 
+void flush_deferred(pqxx::work& tx, const Statement& statement) {
+  auto* frame = frame_of(tx);
+  if (!frame) return;
+  const auto found = std::find_if(frame->writes.begin(), frame->writes.end(),
+                                  [&](const auto& write) { return write.statement == &statement; });
+  if (found == frame->writes.end()) return;
+  const auto deferred = std::move(*found);
+  frame->writes.erase(found);
+  write(tx, deferred);
+}
+
 void keep_locked_row(pqxx::work& tx, std::string key, pqxx::row row) {
   if (auto* frame = frame_of(tx)) frame->locked_rows.insert_or_assign(std::move(key), row);
 }

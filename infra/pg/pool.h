@@ -82,6 +82,7 @@ struct Statement {
 // wait for each other's rows. Events come first: their insert takes the organization row FOR KEY
 // SHARE, and the webhook messages for them need a later statement (events.cc).
 enum class LockOrder {
+  resource_rows = 0,    // a resource's own row (its status): locked by the transaction already
   transition_logs = 1,  // no row lock beyond those the transaction holds already
   events = 2,           // the organization row FOR KEY SHARE
   event_messages = 3,   // reads the endpoints after that lock
@@ -97,6 +98,9 @@ using ReturnedRowHandler = void (*)(const pqxx::row& row);
 void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, DeferredRow row,
                ReturnedRowHandler on_returned = nullptr);
 void flush_deferred(pqxx::work& tx);
+// Writes the rows deferred for `statement` alone, now: before a statement that must see them (a
+// second read of a row whose change is deferred).
+void flush_deferred(pqxx::work& tx, const Statement& statement);
 
 // flush_deferred() just before taking a contended row lock (an organization's balance), so that
 // the lock is held for the fewest statements before the commit. In a transaction that writes a

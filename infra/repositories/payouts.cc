@@ -28,7 +28,29 @@ constexpr pg::Statement kLockAll{
     "payouts_lock_all",
     "SELECT " PAYRAIL_PAYOUT_COLUMNS
     " FROM payouts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED"};
-constexpr RowLocks kRowLocks{"payouts", kLock, kLockAll};
+// A transition's change of the payout row, deferred to the end of the transaction (pg::defer_row):
+// a worker batch's payouts change with one statement. The caller holds the row locked, so the
+// change transition() computed from the row it read is the one written; a row whose status is no
+// longer `from_status` is returned, and fails the transaction (it cannot happen under the lock).
+// lock() writes the pending changes before it reads a row again (RowLocks::deferred_changes).
+constexpr pg::Statement kApplyTransitions{"payouts_apply_transitions", R"sql(
+WITH change AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[],
+                       $7::text[], $8::text[], $9::text[], $10::text[])
+    AS c(id, status, events, screening_status, screening_reasons, screening_list_version,
+         tx_hash, failure_reason, approved_by, from_status)),
+changed AS (
+  UPDATE payouts p SET status = c.status, event_sequence = p.event_sequence + c.events,
+    screening_status = coalesce(c.screening_status, p.screening_status),
+    screening_reasons = coalesce(c.screening_reasons::text[], p.screening_reasons),
+    screening_list_version = coalesce(c.screening_list_version, p.screening_list_version),
+    screened_at = CASE WHEN c.screening_status IS NULL THEN p.screened_at ELSE now() END,
+    tx_hash = coalesce(c.tx_hash, p.tx_hash), failure_reason = coalesce(c.failure_reason, p.failure_reason),
+    approved_by = coalesce(c.approved_by, p.approved_by), updated_at = now()
+  FROM change c WHERE p.id = c.id AND p.status = c.from_status RETURNING p.id)
+SELECT id FROM change WHERE id NOT IN (SELECT id FROM changed))sql"};
+
+constexpr RowLocks kRowLocks{"payouts", kLock, kLockAll, &kApplyTransitions};
 
 constexpr pg::Statement kFind{"payouts_find",
                               "SELECT " PAYRAIL_PAYOUT_COLUMNS
@@ -53,17 +75,6 @@ constexpr pg::Statement kInsert{
     "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
     "metadata, amount_usd, event_sequence) VALUES ($1, $2, $3, 'pending', $4::numeric, $5, $6, "
     "$7, $8, $9::numeric, 1) RETURNING " PAYRAIL_PAYOUT_COLUMNS};
-
-constexpr pg::Statement kUpdate{
-    "payouts_update",
-    "UPDATE payouts SET status = $2, event_sequence = event_sequence + $3, "
-    "screening_status = coalesce($4, screening_status), "
-    "screening_reasons = coalesce($5::text[], screening_reasons), "
-    "screening_list_version = coalesce($6, screening_list_version), "
-    "screened_at = CASE WHEN $4::text IS NULL THEN screened_at ELSE now() END, "
-    "tx_hash = coalesce($7, tx_hash), failure_reason = coalesce($8, failure_reason), "
-    "approved_by = coalesce($9, approved_by), updated_at = now() "
-    "WHERE id = $1 AND status = $10 RETURNING " PAYRAIL_PAYOUT_COLUMNS};
 
 // Deferred to the end of the transaction (pg::defer_row): a worker batch's transitions are one
 // statement. Returns what the stage metrics count (resource_transitions::count_logged).
@@ -135,6 +146,35 @@ bool apply_effects(pqxx::work& tx, const PayoutRow& after,
   return true;
 }
 
+// The row as the transition leaves it, as kApplyTransitions writes it.
+PayoutRow changed(const PayoutRow& current, model::PayoutStatus to, int events,
+                  const TransitionDetails& details) {
+  auto after = current;
+  after.status = to;
+  after.resource.status = std::string(model::payout_status_name(to));
+  after.event_sequence += events;
+  if (const auto& screening = details.screening) {
+    after.resource.screening_status = screening->blocked ? "blocked" : "clear";
+    after.resource.screening_reasons = screening->reasons;
+  }
+  if (details.tx_hash) after.resource.tx_hash = details.tx_hash;
+  if (details.failure_reason) after.resource.failure_reason = details.failure_reason;
+  return after;
+}
+
+void defer_change(pqxx::work& tx, const PayoutRow& current, const PayoutRow& after,
+                  const TransitionDetails& details) {
+  const auto& screening = details.screening;
+  pg::defer_row(
+      tx, kApplyTransitions, pg::LockOrder::resource_rows,
+      {after.resource.id, after.resource.status,
+       std::to_string(after.event_sequence - current.event_sequence),
+       screening ? std::optional<std::string>(after.resource.screening_status) : std::nullopt,
+       screening ? std::optional<std::string>(pg::sql_array(screening->reasons)) : std::nullopt,
+       screening ? std::optional<std::string>(screening->list_version) : std::nullopt,
+       details.tx_hash, details.failure_reason, details.approved_by, current.resource.status});
+}
+
 std::string mode_text(model::Mode mode) {
   return std::string(model::mode_name(mode));
 }
@@ -157,18 +197,8 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
   const auto steps =
       model::find_transitions(current.status, triggers, model::find_payout_transition);
   if (!steps || steps->empty()) return std::nullopt;
-  const auto& screening = details.screening;
-  const auto events = count_events(*steps);
-  const auto rows = pg::exec(
-      tx, kUpdate, current.resource.id, std::string(model::payout_status_name(steps->back().to)),
-      events,
-      screening ? std::optional<std::string>(screening->blocked ? "blocked" : "clear")
-                : std::nullopt,
-      screening ? std::optional<std::string>(pg::sql_array(screening->reasons)) : std::nullopt,
-      screening ? std::optional<std::string>(screening->list_version) : std::nullopt,
-      details.tx_hash, details.failure_reason, details.approved_by, current.resource.status);
-  if (rows.empty()) return std::nullopt;  // changed since it was locked: cannot happen under lock
-  auto after = read_row(rows[0]);
+  auto after = changed(current, steps->back().to, count_events(*steps), details);
+  defer_change(tx, current, after, details);
   for_each_step(after, *steps, model::payout_status_name,
                 [&](const PayoutRow& row, const auto& step) {
                   if (!apply_effects(tx, row, step))

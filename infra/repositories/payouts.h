@@ -47,9 +47,11 @@ std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id);
 // transaction then reads nothing (RowLocks, infra/repositories/sql.h).
 void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids);
 
-// Applies `triggers` in turn with one UPDATE: each is logged and has its effects (event, money)
-// as if applied alone; `details` are written with the last. nullopt (and no change) when the
-// table forbids one of them from the current status.
+// Applies `triggers` in turn with one change of the row: each is logged and has its effects
+// (event, money) as if applied alone; `details` are written with the last. nullopt (and no change)
+// when the table forbids one of them from the current status. `current` must be the row as lock()
+// read it in this transaction: the change is computed from it and written at the end of the
+// transaction with the batch's others (pg::defer_row), and a later lock() of the row sees it.
 std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
                                     std::initializer_list<model::PayoutTrigger> triggers,
                                     const TransitionDetails& details = {});

@@ -38,6 +38,7 @@ void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::stri
 
 std::optional<pqxx::row> lock_one(pqxx::work& tx, const RowLocks& locks, std::string_view id) {
   if (auto kept = pg::take_locked_row(tx, locked_key(locks, id))) return kept;
+  if (locks.deferred_changes != nullptr) pg::flush_deferred(tx, *locks.deferred_changes);
   const auto rows = pg::exec(tx, locks.lock, std::string(id));
   if (rows.empty()) return std::nullopt;
   return rows[0];

@@ -35,11 +35,13 @@ RemainingDelays read_remaining_delays(const pqxx::result& rows);
 // the transaction, and otherwise runs `lock` (one id parameter). A row another transaction holds
 // (an API cancel, an operator) is skipped rather than waited for: its message locks it when the
 // batch comes to it, as it would without lock_all, so one contended row does not hold back the
-// messages before it.
+// messages before it. `deferred_changes`, when the table's changes are deferred to the commit
+// (pg::defer_row), is written before `lock` reads a row again, so that the read sees them.
 struct RowLocks {
   const char* table;
   const pg::Statement& lock;
   const pg::Statement& lock_all;
+  const pg::Statement* deferred_changes = nullptr;
 };
 void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids);
 std::optional<pqxx::row> lock_one(pqxx::work& tx, const RowLocks& locks, std::string_view id);

@@ -35,15 +35,15 @@ class BatchRowLocks : public ::testing::Test {
     delete database_;
   }
 
-  // An approved payout of its own (event_sequence 1).
-  static std::string new_payout() {
+  // A payout of its own in `status` (event_sequence 1).
+  static std::string new_payout(const std::string& status = "approved") {
     static int count = 0;
     const auto id = "po_row_locks_" + std::to_string(++count);
     database_->scalar(
         "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
         "amount_usd, event_sequence) VALUES ('" +
-        id + "', '" + kOrg +
-        "', 'test', 'approved', 10, 'USDC', 'polygon', "
+        id + "', '" + kOrg + "', 'test', '" + status +
+        "', 10, 'USDC', 'polygon', "
         "'0x0000000000000000000000000000000000000001', 10, 1) RETURNING id");
     return id;
   }
@@ -168,6 +168,50 @@ TEST_F(BatchRowLocks, ASecondLockOfAPayoutReadsWhatTheTransactionChanged) {
   ASSERT_TRUE(committed.ok());
   EXPECT_EQ(first, "approved");
   EXPECT_EQ(second, "processing");
+}
+
+// A transition's change of the row is written with the transaction's other deferred rows; a second
+// lock() of the payout writes it first, so the next transition starts from the row it left.
+TEST_F(BatchRowLocks, ASecondLockSeesATransitionWrittenAtTheCommit) {
+  const auto id = new_payout("pending");
+  std::string in_table_before;
+  std::optional<payouts::PayoutRow> second;
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    payouts::lock_all(tx, {id});
+    const auto after =
+        payouts::transition(tx, *payouts::lock(tx, id), model::PayoutTrigger::start_screening);
+    EXPECT_EQ(after->resource.status, "screening");
+    in_table_before = tx.exec_params1("SELECT status FROM payouts WHERE id = $1", id)[0].c_str();
+    second = payouts::lock(tx, id);
+    payouts::transition(tx, *second, model::PayoutTrigger::screening_clear,
+                        {.screening = payouts::ScreeningResult{false, {}, "v1"}});
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok());
+  EXPECT_EQ(in_table_before, "pending");  // deferred to the end of the transaction
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->resource.status, "screening");
+  EXPECT_EQ(database_->scalar("SELECT status || ' ' || screening_status || ' ' || "
+                              "screening_list_version FROM payouts WHERE id = '" +
+                              id + "'"),
+            "approved clear v1");
+}
+
+// The change is computed from the row the caller read; if the row is no longer in that status
+// when the change is written, the transaction fails and nothing of it is kept.
+TEST_F(BatchRowLocks, ATransitionFromARowChangedSinceItWasReadFailsTheTransaction) {
+  const auto id = new_payout("pending");
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    const auto payout = payouts::lock(tx, id);
+    tx.exec_params("UPDATE payouts SET status = 'screening' WHERE id = $1", id);
+    payouts::transition(tx, *payout, model::PayoutTrigger::start_screening);
+    return model::ok_status();
+  });
+  EXPECT_FALSE(committed.ok());
+  EXPECT_EQ(database_->scalar("SELECT status FROM payouts WHERE id = '" + id + "'"), "pending");
+  EXPECT_EQ(
+      database_->scalar("SELECT count(*) FROM payout_transitions WHERE payout_id = '" + id + "'"),
+      "0");
 }
 
 TEST_F(BatchRowLocks, ARowTakenInARolledBackSavepointIsReadAgainAndStaysLocked) {
