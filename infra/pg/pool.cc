@@ -143,6 +143,19 @@ void flush_deferred(pqxx::work& tx, const Statement& statement) {
   write(tx, deferred);
 }
 
+bool any_deferred(const pqxx::work& tx, const Statement& statement,
+                  const std::function<bool(const DeferredRow&)>& match) {
+  // The savepoints' frames and the transaction's (the same connection), as take_locked_row.
+  for (auto frame = t_frames.rbegin(); frame != t_frames.rend(); ++frame) {
+    if (frame->connection != &tx.conn()) break;
+    for (const auto& write : frame->writes) {
+      if (write.statement == &statement && std::any_of(write.rows.begin(), write.rows.end(), match))
+        return true;
+    }
+  }
+  return false;
+}
+
 void keep_locked_row(pqxx::work& tx, std::string key, pqxx::row row) {
   if (auto* frame = frame_of(tx)) frame->locked_rows.insert_or_assign(std::move(key), row);
 }

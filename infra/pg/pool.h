@@ -98,6 +98,10 @@ using ReturnedRowHandler = void (*)(const pqxx::row& row);
 void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, DeferredRow row,
                ReturnedRowHandler on_returned = nullptr);
 void flush_deferred(pqxx::work& tx);
+// Whether a row deferred for `statement` and not written yet (in this transaction or one of its
+// savepoints) matches `match`: what a later write of the same kind must know before the commit.
+bool any_deferred(const pqxx::work& tx, const Statement& statement,
+                  const std::function<bool(const DeferredRow&)>& match);
 // Writes the rows deferred for `statement` alone, now: before a statement that must see them (a
 // second read of a row whose change is deferred).
 void flush_deferred(pqxx::work& tx, const Statement& statement);

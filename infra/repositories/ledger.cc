@@ -33,17 +33,6 @@ const MovementSpec& spec_of(Movement movement) {
   throw std::logic_error("unknown ledger movement");
 }
 
-// The entry and its two postings in one round trip; nothing when the entry exists already (the
-// movement was applied). The postings' balance is checked at commit (a deferred trigger).
-constexpr pg::Statement kInsertEntry{"ledger_insert_entry", R"sql(
-WITH entry AS (
-  INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id)
-  VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id)
-INSERT INTO journal_postings (entry_id, account, amount)
-SELECT entry.id, posting.account, posting.amount FROM entry,
-  (VALUES ($6::text, -($8::numeric)), ($7::text, $8::numeric)) AS posting (account, amount)
-RETURNING entry_id)sql"};
-
 // A hold is the one movement that can find the balance short: it is applied at once, entry,
 // postings and balance in one round trip, and the guard turns a short balance into a clean
 // "insufficient" answer instead of a constraint error. The balance is changed only when this
@@ -67,20 +56,37 @@ held AS (
 SELECT EXISTS (SELECT 1 FROM entry), EXISTS (SELECT 1 FROM held))sql"};
 
 // Every other movement only adds to `available` or takes from `held` what a hold put there, so
-// it is deferred to the end of the transaction (pg::defer_row) and the transaction's changes are
-// applied together: one row per balance, locked in key order (so two batches touching the same
-// organizations cannot deadlock on them) just before the commit. A worker's batch therefore holds
-// an organization's balance row only for its commit, not while it applies the rest of the batch,
-// and creates of that organization do not queue behind it. The CHECK constraints on balances stay
-// the last line of defence: a change that would make one negative fails the transaction. The
-// statement returns the balances it found no row for, which fails the transaction too (a movement
-// is never recorded in the journal without its balance).
-constexpr pg::Statement kApplyBalanceChanges{"ledger_apply_balance_changes", R"sql(
-WITH change AS (
+// it is deferred to the end of the transaction (pg::defer_row), its journal entry with it, and
+// the transaction's movements are applied together by one statement: the entries (ids taken from
+// their sequence first, so that each written entry is matched to its movement), their postings,
+// and one change per balance, whose rows are locked in key order (so two batches touching the
+// same organizations cannot deadlock on them) just before the commit. A worker's batch therefore
+// holds an organization's balance row only for its commit, not while it applies the rest of the
+// batch, and creates of that organization do not queue behind it. The CHECK constraints on
+// balances stay the last line of defence: a change that would make one negative fails the
+// transaction. The statement returns a row for a balance it found no row for, and for a movement
+// whose entry exists already (applied in an earlier transaction: a caller guarded by a status
+// never does this), and each fails the transaction (refuse_movement): a movement is never
+// recorded without its balance, nor applied twice.
+constexpr pg::Statement kApplyMovements{"ledger_apply_movements", R"sql(
+WITH movement AS MATERIALIZED (
+  SELECT nextval(pg_get_serial_sequence('journal_entries', 'id')) AS id, m.*
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+              $7::text[], $8::numeric[], $9::numeric[], $10::numeric[])
+       AS m (org_id, mode, asset, kind, resource_id, debit_account, credit_account, amount,
+             available, held)),
+entry AS (
+  INSERT INTO journal_entries (id, org_id, mode, asset, kind, resource_id) OVERRIDING SYSTEM VALUE
+  SELECT id, org_id, mode, asset, kind, resource_id FROM movement ORDER BY id
+  ON CONFLICT DO NOTHING RETURNING id),
+applied AS (SELECT movement.* FROM movement JOIN entry USING (id)),
+postings AS (
+  INSERT INTO journal_postings (entry_id, account, amount)
+  SELECT id, debit_account, -amount FROM applied
+  UNION ALL SELECT id, credit_account, amount FROM applied),
+change AS (
   SELECT org_id, mode, asset, sum(available) AS available, sum(held) AS held
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::numeric[], $5::numeric[])
-       AS c (org_id, mode, asset, available, held)
-  GROUP BY org_id, mode, asset),
+  FROM applied GROUP BY org_id, mode, asset),
 locked AS (
   SELECT b.org_id, b.mode, b.asset FROM balances b JOIN change USING (org_id, mode, asset)
   ORDER BY b.org_id COLLATE "C", b.mode COLLATE "C", b.asset COLLATE "C" FOR UPDATE OF b),
@@ -90,8 +96,15 @@ updated AS (
   FROM change JOIN locked USING (org_id, mode, asset)
   WHERE b.org_id = change.org_id AND b.mode = change.mode AND b.asset = change.asset
   RETURNING b.org_id, b.mode, b.asset)
-SELECT org_id, mode, asset FROM change
-EXCEPT SELECT org_id, mode, asset FROM updated)sql"};
+SELECT 'ledger movement found no row for its balance' FROM (
+  SELECT org_id, mode, asset FROM change EXCEPT SELECT org_id, mode, asset FROM updated) missing
+UNION ALL
+SELECT 'ledger movement applied twice: ' || kind || ' of ' || coalesce(resource_id, 'no resource')
+FROM movement WHERE id NOT IN (SELECT id FROM entry))sql"};
+
+void refuse_movement(const pqxx::row& row) {
+  throw std::logic_error(row[0].as<std::string>());
+}
 
 constexpr pg::Statement kOpenAccounts{"ledger_open_accounts", R"sql(
 INSERT INTO balances (org_id, mode, asset)
@@ -132,6 +145,19 @@ Applied apply_hold(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   return row[1].as<bool>() ? Applied::applied : Applied::insufficient_balance;
 }
 
+// Whether the transaction deferred this movement, or another outcome of the same resource,
+// already (what journal_entries_once and journal_entries_one_outcome refuse at the commit).
+bool applied_in_this_transaction(const pqxx::work& tx, const MovementSpec& spec,
+                                 const std::string& resource_id) {
+  const auto is_outcome = [](std::string_view kind) {
+    return kind == "release" || kind == "refund" || kind == "settle";
+  };
+  return pg::any_deferred(tx, kApplyMovements, [&](const pg::DeferredRow& row) {
+    if (row[4] != resource_id) return false;
+    return *row[3] == spec.kind || (is_outcome(*row[3]) && is_outcome(spec.kind));
+  });
+}
+
 }  // namespace
 
 std::optional<Movement> movement_of(model::MoneyEffect effect, Movement settle_as) {
@@ -158,15 +184,13 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
       resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
   if (movement == Movement::hold)
     return apply_hold(tx, org_id, mode, asset, spec, resource, amount);
-  // The entry first: the balance row is the one every payout of the organization contends for.
-  const auto entry =
-      pg::exec(tx, kInsertEntry, std::string(org_id), std::string(model::mode_name(mode)),
-               std::string(asset), std::string(spec.kind), resource,
-               std::string(spec.debit_account), std::string(spec.credit_account), amount);
-  if (entry.empty()) return Applied::already_applied;
-  pg::defer_row(tx, kApplyBalanceChanges, pg::LockOrder::balances,
+  if (resource && applied_in_this_transaction(tx, spec, *resource)) return Applied::already_applied;
+  pg::defer_row(tx, kApplyMovements, pg::LockOrder::balances,
                 {std::string(org_id), std::string(model::mode_name(mode)), std::string(asset),
-                 delta(spec, "available", amount), delta(spec, "held", amount)});
+                 std::string(spec.kind), resource, std::string(spec.debit_account),
+                 std::string(spec.credit_account), amount, delta(spec, "available", amount),
+                 delta(spec, "held", amount)},
+                refuse_movement);
   return Applied::applied;
 }
 

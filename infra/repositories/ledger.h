@@ -35,11 +35,14 @@ enum class Applied { applied, already_applied, insufficient_balance };
 
 // Applies `movement` of `amount` (a decimal string) for `resource_id`. A payout's hold and its
 // one outcome (release, refund or settle), and a collection's credit, can each be applied only
-// once: a second attempt returns already_applied and changes nothing. A hold changes the balance
-// at once (it may find it short), after writing what the transaction deferred so far
-// (pg::flush_deferred_early: not in a grouped transaction); every other
-// movement's balance change is written just before the transaction commits (pg::defer_row), so a
-// read of the balance in the same transaction does not see it yet.
+// once. A hold changes the balance at once (it may find it short), after writing what the
+// transaction deferred so far (pg::flush_deferred_early: not in a grouped transaction); applied
+// before, it returns already_applied and changes nothing. Every other movement is written, its
+// journal entry with its balance change, just before the transaction commits (pg::defer_row), so
+// a read of the journal or the balance in the same transaction does not see it yet: a second one
+// for the resource in the same transaction returns already_applied and changes nothing; one whose
+// entry an earlier transaction wrote fails the transaction at the commit (the callers apply
+// movements through status-guarded transitions, which never do that).
 Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::string_view asset,
               Movement movement, std::optional<std::string_view> resource_id,
               const std::string& amount);

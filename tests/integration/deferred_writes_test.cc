@@ -3,10 +3,11 @@
 // commits; until then the balance row is not locked (another transaction can lock it), after
 // that it is; a rolled-back savepoint discards its changes, a kept one carries them; a change
 // that would make a balance negative, or one to a balance that does not exist, fails the commit
-// and nothing of it is kept; a hold is still applied at once and refused when short; outside
-// Pool::transact a change is written at once; a hold first writes what the transaction deferred. In
-// a worker's batch a message whose deferred write fails is isolated like any failing message: the
-// rest of the batch commits.
+// and nothing of it is kept; a movement's journal entry is written with its change, and an outcome
+// an earlier transaction applied fails the commit; a hold is still applied at once and refused when
+// short; outside Pool::transact a change is written at once; a hold first writes what the
+// transaction deferred. In a worker's batch a message whose deferred write fails is isolated like
+// any failing message: the rest of the batch commits.
 #include <gtest/gtest.h>
 
 #include "infra/pg/pool.h"
@@ -119,6 +120,33 @@ TEST_F(DeferredWrites, ChangesAreSummedAndTheRowIsLockedOnlyFromTheFlush) {
   });
   ASSERT_TRUE(committed.ok());
   EXPECT_EQ(balance(org_id), "999900.00/0.00");
+}
+
+// A movement's journal entry is written with its balance change at the commit; one whose resource
+// had its outcome applied by an earlier transaction fails the transaction there, and nothing of it
+// is kept.
+TEST_F(DeferredWrites, AnOutcomeAppliedInAnEarlierTransactionFailsTheTransaction) {
+  const auto org_id = new_organization();
+  hold(org_id, {"po_once"}, "10");
+  const auto settled = run([&](pqxx::work& tx) {
+    EXPECT_EQ(apply(tx, org_id, Movement::settle, "po_once", "10"), ledger::Applied::applied);
+    // Another outcome of the same payout in the same transaction is refused at once.
+    EXPECT_EQ(apply(tx, org_id, Movement::release, "po_once", "10"),
+              ledger::Applied::already_applied);
+    EXPECT_EQ(
+        tx.exec1("SELECT count(*) FROM journal_entries WHERE resource_id = 'po_once'")[0].as<int>(),
+        1)
+        << "the settlement's entry waits for the commit (the hold's alone)";
+  });
+  ASSERT_TRUE(settled.ok());
+  const auto again = run([&](pqxx::work& tx) {
+    EXPECT_EQ(apply(tx, org_id, Movement::release, "po_once", "10"), ledger::Applied::applied);
+  });
+  EXPECT_FALSE(again.ok());
+  EXPECT_EQ(balance(org_id), "999990.00/0.00");
+  EXPECT_EQ(database_->scalar("SELECT string_agg(kind, ',' ORDER BY id) FROM journal_entries "
+                              "WHERE resource_id = 'po_once'"),
+            "hold,settle");
 }
 
 TEST_F(DeferredWrites, ARolledBackTransactionChangesNothing) {
