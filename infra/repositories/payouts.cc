@@ -45,7 +45,8 @@ changed AS (
     screening_reasons = coalesce(c.screening_reasons::text[], p.screening_reasons),
     screening_list_version = coalesce(c.screening_list_version, p.screening_list_version),
     screened_at = CASE WHEN c.screening_status IS NULL THEN p.screened_at ELSE now() END,
-    tx_hash = coalesce(c.tx_hash, p.tx_hash), failure_reason = coalesce(c.failure_reason, p.failure_reason),
+    tx_hash = coalesce(c.tx_hash, p.tx_hash),
+    failure_reason = coalesce(c.failure_reason, p.failure_reason),
     approved_by = coalesce(c.approved_by, p.approved_by), updated_at = now()
   FROM change c WHERE p.id = c.id AND p.status = c.from_status RETURNING p.id)
 SELECT id FROM change WHERE id NOT IN (SELECT id FROM changed))sql"};
