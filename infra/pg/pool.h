@@ -103,7 +103,8 @@ void flush_deferred(pqxx::work& tx);
 bool any_deferred(const pqxx::work& tx, const Statement& statement,
                   const std::function<bool(const DeferredRow&)>& match);
 // Writes the rows deferred for `statement` alone, now: before a statement that must see them (a
-// second read of a row whose change is deferred).
+// second read of a row whose change is deferred). Like flush_deferred(), only the innermost
+// frame's rows: an enclosing frame's are never written inside a savepoint that may roll back.
 void flush_deferred(pqxx::work& tx, const Statement& statement);
 
 // flush_deferred() just before taking a contended row lock (an organization's balance), so that

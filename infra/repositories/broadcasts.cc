@@ -34,12 +34,18 @@ constexpr pg::Statement kSettling{
     "broadcasts_settling",
     "SELECT payout_id, greatest(0, ceil(extract(epoch FROM (finished_at + $2 * interval "
     "'1 millisecond' - clock_timestamp())) * 1000))::bigint, " PAYRAIL_BROADCAST_COLUMNS
-    " FROM payout_broadcasts WHERE payout_id = ANY($1::text[])"};
+    ", false FROM payout_broadcasts WHERE payout_id = ANY($1::text[])"};
+
+// PAYRAIL_BROADCAST_COLUMNS and whether the statement wrote them, from column `first` on.
+Broadcast read_broadcast(const pqxx::row& row, int first) {
+  return Broadcast{row[first].as<std::string>(), optional_text(row[first + 1]),
+                   optional_text(row[first + 2]), optional_text(row[first + 3]),
+                   row[first + 4].as<bool>()};
+}
 
 std::optional<Broadcast> read_row(const pqxx::result& rows) {
   if (rows.empty()) return std::nullopt;
-  return Broadcast{rows[0][0].as<std::string>(), optional_text(rows[0][1]),
-                   optional_text(rows[0][2]), optional_text(rows[0][3]), rows[0][4].as<bool>()};
+  return read_broadcast(rows[0], 0);
 }
 
 }  // namespace
@@ -64,9 +70,7 @@ Settling settling(pqxx::transaction_base& tx, const std::vector<std::string>& pa
   const auto rows = pg::exec(tx, kSettling, pg::sql_array(payout_ids), delay_ms);
   Settling read{read_remaining_delays(rows), {}};
   for (const auto& row : rows) {
-    read.recorded[row[0].as<std::string>()] =
-        Broadcast{row[2].as<std::string>(), optional_text(row[3]), optional_text(row[4]),
-                  optional_text(row[5]), false};
+    read.recorded[row[0].as<std::string>()] = read_broadcast(row, 2);
   }
   return read;
 }
