@@ -4,6 +4,7 @@
 
 #include "infra/outbox/outbox.h"
 #include "infra/pg/sql_array.h"
+#include "infra/repositories/claimed_create.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/resource_transitions.h"
@@ -54,13 +55,16 @@ constexpr pg::Statement kList{
     " FROM fiat_payouts WHERE ($7::text IS NULL OR status = $7) AND ($8::text IS NULL OR "
     "country = $8) AND" PAYRAIL_KEYSET_CONDITIONS("fiat_payouts") PAYRAIL_KEYSET_ORDER};
 
-constexpr pg::Statement kInsert{
-    "fiat_payouts_insert",
-    "INSERT INTO fiat_payouts (id, org_id, mode, status, amount, currency, country, "
-    "beneficiary_name, account_type, account_sealed, account_masked, usdc_amount, rate, "
-    "rate_as_of, amount_usd, metadata, event_sequence) VALUES ($1, $2, $3, 'pending', "
-    "$4::numeric, $5, $6, $7, $8, $9, $10, $11::numeric, $12::numeric, $13::timestamptz, "
-    "$14::numeric, $15, 0) RETURNING " PAYRAIL_FIAT_PAYOUT_COLUMNS};
+// The claim, the limit overrides and the insert in one statement (claimed_create.h).
+constexpr pg::Statement kCreate{
+    "fiat_payouts_create",
+    PAYRAIL_CLAIMED_CREATE(
+        "INSERT INTO fiat_payouts (id, org_id, mode, status, amount, currency, country, "
+        "beneficiary_name, account_type, account_sealed, account_masked, usdc_amount, rate, "
+        "rate_as_of, amount_usd, metadata, event_sequence) SELECT $6::text, $1::text, $2::text, "
+        "'pending', $7::numeric, $8::text, $9::text, $10::text, $11::text, $12::bytea, "
+        "$13::text, $14::numeric, $15::numeric, $16::timestamptz, $17::numeric, $18::text, 0 "
+        "FROM claimed RETURNING " PAYRAIL_FIAT_PAYOUT_COLUMNS)};
 
 constexpr pg::Statement kUpdate{
     "fiat_payouts_update",
@@ -212,17 +216,17 @@ std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& cur
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request) {
   const auto& id = request.id;
   const auto& scope = request.scope;
-  auto claimed = payouts::claim_create(tx, scope, request.endpoint, request.request_hash, id,
-                                       request.amount_usd);
+  auto claimed = claimed_create::run(
+      tx, kCreate, scope, request.endpoint, request.request_hash, id, request.amount_usd,
+      request.amount, request.currency, request.country, request.beneficiary_name,
+      request.account_type,
+      pqxx::binarystring(request.account_sealed.data(), request.account_sealed.size()),
+      request.account_masked_json, request.usdc_amount, request.rate, request.rate_as_of,
+      request.amount_usd, request.metadata_json);
   if (!claimed.ok()) return claimed.error();
   if (claimed->existing) return CreateOutcome{std::nullopt, std::move(claimed->existing)};
   const auto& limits = claimed->limits;
-  auto created = read_row(
-      pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode), request.amount,
-               request.currency, request.country, request.beneficiary_name, request.account_type,
-               pqxx::binarystring(request.account_sealed.data(), request.account_sealed.size()),
-               request.account_masked_json, request.usdc_amount, request.rate, request.rate_as_of,
-               request.amount_usd, request.metadata_json)[0]);
+  auto created = read_row(*claimed->created);
   outbox::enqueue(tx, topics::kFiatPayoutsRequested, scope.org_id, scope.mode, id);
   const auto transition =
       *model::find_fiat_payout_transition(std::nullopt, FiatPayoutTrigger::create);

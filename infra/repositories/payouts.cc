@@ -4,6 +4,7 @@
 
 #include "infra/outbox/outbox.h"
 #include "infra/pg/sql_array.h"
+#include "infra/repositories/claimed_create.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/resource_transitions.h"
@@ -71,11 +72,14 @@ constexpr pg::Statement kList{
     " FROM payouts WHERE ($7::text IS NULL OR status = $7) AND" PAYRAIL_KEYSET_CONDITIONS("payouts")
         PAYRAIL_KEYSET_ORDER};
 
-constexpr pg::Statement kInsert{
-    "payouts_insert",
-    "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
-    "metadata, amount_usd, event_sequence) VALUES ($1, $2, $3, 'pending', $4::numeric, $5, $6, "
-    "$7, $8, $9::numeric, 1) RETURNING " PAYRAIL_PAYOUT_COLUMNS};
+// The claim, the limit overrides and the insert in one statement (claimed_create.h).
+constexpr pg::Statement kCreate{
+    "payouts_create",
+    PAYRAIL_CLAIMED_CREATE(
+        "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
+        "metadata, amount_usd, event_sequence) SELECT $6::text, $1::text, $2::text, 'pending', "
+        "$7::numeric, $8::text, $9::text, $10::text, $11::text, $12::numeric, 1 FROM claimed "
+        "RETURNING " PAYRAIL_PAYOUT_COLUMNS)};
 
 // Deferred to the end of the transaction (pg::defer_row): a worker batch's transitions are one
 // statement. Returns what the stage metrics count (resource_transitions::count_logged).
@@ -208,31 +212,17 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
   return after;
 }
 
-model::Result<CreateClaim> claim_create(pqxx::work& tx, const idempotency::Scope& scope,
-                                        const std::string& endpoint,
-                                        const std::string& request_hash, const std::string& id,
-                                        const std::string& amount_usd) {
-  if (!idempotency::claim(tx, scope, endpoint, request_hash, id)) {
-    return CreateClaim{idempotency::find(tx, scope), {}};
-  }
-  auto limits = spend::effective_limits(tx, scope.org_id, scope.mode);
-  if (auto within = spend::check_per_payout(amount_usd, limits); !within.ok()) {
-    return within.error();
-  }
-  return CreateClaim{std::nullopt, std::move(limits)};
-}
-
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request) {
   const auto& id = request.id;
   const auto& scope = request.scope;
   auto claimed =
-      claim_create(tx, scope, request.endpoint, request.request_hash, id, request.amount_usd);
+      claimed_create::run(tx, kCreate, scope, request.endpoint, request.request_hash, id,
+                          request.amount_usd, request.amount, request.currency, request.network,
+                          request.address, request.metadata_json, request.amount_usd);
   if (!claimed.ok()) return claimed.error();
   if (claimed->existing) return CreateOutcome{std::nullopt, std::move(claimed->existing)};
   const auto& limits = claimed->limits;
-  auto created = read_row(pg::exec(tx, kInsert, id, scope.org_id, mode_text(scope.mode),
-                                   request.amount, request.currency, request.network,
-                                   request.address, request.metadata_json, request.amount_usd)[0]);
+  auto created = read_row(*claimed->created);
   outbox::enqueue(tx, topics::kPayoutsRequested, scope.org_id, scope.mode, id);
   const auto transition = *model::find_payout_transition(std::nullopt, PayoutTrigger::create);
   if (!apply_effects(tx, created, transition)) {

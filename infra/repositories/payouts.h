@@ -80,19 +80,6 @@ struct CreateOutcome {
   std::optional<idempotency::Record> existing;  // the key was already used
 };
 
-// The start both kinds of payout create share: the Idempotency-Key claimed for `id`, then the
-// per-payout limit (limit_exceeded). When the key was used already, `existing` is its record and
-// nothing was written; otherwise `limits` are the organization's, for the spend reservation that
-// follows the hold.
-struct CreateClaim {
-  std::optional<idempotency::Record> existing;
-  model::PayoutLimits limits;
-};
-model::Result<CreateClaim> claim_create(pqxx::work& tx, const idempotency::Scope& scope,
-                                        const std::string& endpoint,
-                                        const std::string& request_hash, const std::string& id,
-                                        const std::string& amount_usd);
-
 // Checks in a fixed order: idempotency record, per-payout limit, hold on the balance
 // (insufficient_balance), daily then monthly limits (limit_exceeded), then the payout `pending`,
 // its event and the payouts.requested message. Runs in the caller's transaction, which may hold

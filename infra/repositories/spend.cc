@@ -10,8 +10,7 @@
 namespace payrail::infra::repositories::spend {
 namespace {
 
-#define PAYRAIL_OVERRIDE_COLUMNS \
-  "auto_approval_usd::text, per_payout_usd::text, daily_usd::text, monthly_usd::text"
+#define PAYRAIL_OVERRIDE_COLUMNS PAYRAIL_SPEND_OVERRIDE_COLUMNS("organization_limits")
 
 constexpr pg::Statement kOverrides{"spend_overrides",
                                    "SELECT " PAYRAIL_OVERRIDE_COLUMNS
@@ -86,6 +85,12 @@ void apply_overrides(const pqxx::row& row, int first, model::PayoutLimits& limit
 }
 
 }  // namespace
+
+model::PayoutLimits limits_with_overrides(const pqxx::row& row, int first, model::Mode mode) {
+  auto limits = model::default_payout_limits(mode);
+  apply_overrides(row, first, limits);
+  return limits;
+}
 
 model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode) {
   auto limits = model::default_payout_limits(mode);

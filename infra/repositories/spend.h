@@ -16,9 +16,19 @@
 #include "schemas/model/limits.h"
 #include "schemas/model/result.h"
 
+// The limit overrides of organization_limits (alias `table`), as effective_limits() reads them,
+// for a statement that reads them with other things (claimed_create.h).
+#define PAYRAIL_SPEND_OVERRIDE_COLUMNS(table)                              \
+  table ".auto_approval_usd::text, " table ".per_payout_usd::text, " table \
+        ".daily_usd::text, " table ".monthly_usd::text"
+
 namespace payrail::infra::repositories::spend {
 
 model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode);
+
+// The mode's defaults with the overrides read by PAYRAIL_SPEND_OVERRIDE_COLUMNS from column
+// `first` of `row` (each NULL one keeps its default).
+model::PayoutLimits limits_with_overrides(const pqxx::row& row, int first, model::Mode mode);
 
 // The effective limits of many organizations and modes with one statement (a screening batch's),
 // by (organization, mode); every scope asked for has an entry.

@@ -2,7 +2,8 @@
 // requests that wait while a group is written are written together in one transaction; a refused
 // request (insufficient_balance, limit_exceeded, a failing statement) is rolled back alone and
 // the rest of its group commits; two requests with one Idempotency-Key in one group create one
-// payout; a request that finds a slot free is written alone at once.
+// payout; a request that finds a slot free is written alone at once. And the create's first
+// statement (claimed_create.h): it reads the limit overrides of its own organization and mode.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -259,6 +260,40 @@ TEST_F(GroupedWrites, ARequestThatFindsASlotFreeIsWrittenAloneAtOnce) {
   ASSERT_TRUE(outcome.ok());
   EXPECT_EQ(transactions_of({first, second}), 2);
   EXPECT_EQ(held(org_id), "3.00");
+}
+
+TEST_F(GroupedWrites, ACreateReadsTheLimitOverridesOfItsOwnModeWithItsClaim) {
+  const auto tight = new_organization();  // test mode: at most 10 USD a payout; live: 5,000,000
+  ASSERT_TRUE(
+      spend::set_overrides(*pool_, tight, model::Mode::test, {.per_payout_usd = "10"}).ok());
+  ASSERT_TRUE(
+      spend::set_overrides(*pool_, tight, model::Mode::live, {.per_payout_usd = "5000000"}).ok());
+  const auto loose = new_organization();  // live mode only: at most 5 USD; test mode: the default
+  ASSERT_TRUE(spend::set_overrides(*pool_, loose, model::Mode::live, {.per_payout_usd = "5"}).ok());
+  const auto create = [](const payouts::NewPayout& request) {
+    return pool_->transact([&](pqxx::work& tx) { return payouts::create(tx, request); });
+  };
+
+  const auto over = payout(tight, "10.01", "tight-key");
+  const auto refused = create(over);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, model::ErrorCode::limit_exceeded);
+  EXPECT_NE(refused.error().message.find("limit of 10 USD"), std::string::npos);
+  EXPECT_EQ(count("payouts", "id = '" + over.id + "'"), "0");
+  // The refused create left its key unused: it can be used again.
+  const auto within = create(payout(tight, "10.00", "tight-key"));
+  ASSERT_TRUE(within.ok()) << within.error().message;
+  ASSERT_TRUE(within->created.has_value());
+  const auto loose_create = create(payout(loose, "11.00"));
+  ASSERT_TRUE(loose_create.ok()) << loose_create.error().message;
+  EXPECT_TRUE(loose_create->created.has_value());
+  // A key used before returns its record and inserts nothing.
+  const auto again = payout(tight, "10.00", "tight-key");
+  const auto replayed = create(again);
+  ASSERT_TRUE(replayed.ok());
+  ASSERT_TRUE(replayed->existing.has_value());
+  EXPECT_EQ(replayed->existing->resource_id, within->created->resource.id);
+  EXPECT_EQ(count("payouts", "id = '" + again.id + "'"), "0");
 }
 
 }  // namespace

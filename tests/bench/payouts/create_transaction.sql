@@ -1,27 +1,32 @@
 -- pgbench script: the SQL of one POST /v1/payouts create transaction (infra/repositories/
--- payouts.cc create(), in its order: idempotency record, limits lookup, payout, requested outbox
--- row, transition log, event (no `events` outbox row: the bench organizations have no webhook
--- endpoint), then the organization's hot rows last — the hold (its journal entry, postings and
+-- payouts.cc create(), in its order: idempotency record, limits lookup and payout in one
+-- statement (claimed_create.h), requested outbox row, transition log, event (no `events` outbox
+-- row: the bench organizations have no webhook endpoint), then the organization's hot rows last — the hold (its journal entry, postings and
 -- balance in one statement), then both spend counters in one statement), for a test-mode USDC
 -- payout of one of the bench organizations (org_bench_0 .. org_bench_<orgs-1>), so that the
 -- API's creates/s can be compared with what Postgres alone does for the same work.
 \set n random(1, 1000000000000)
 \set org random(0, :orgs - 1)
 BEGIN;
-INSERT INTO idempotency_keys (org_id, mode, idempotency_key, endpoint, request_hash, resource_id)
-  VALUES ('org_bench_' || :org, 'test', 'k' || :n || 'c' || :client_id, 'POST /v1/payouts',
-          sha256(('h' || :n)::bytea), 'po_b' || :n || 'c' || :client_id)
-  ON CONFLICT DO NOTHING RETURNING 1;
-SELECT auto_approval_usd::text, per_payout_usd::text, daily_usd::text, monthly_usd::text
-  FROM organization_limits WHERE org_id = 'org_bench_' || :org AND mode = 'test';
-INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, metadata,
-                     amount_usd, event_sequence)
-  VALUES ('po_b' || :n || 'c' || :client_id, 'org_bench_' || :org, 'test', 'pending', 0.01,
-          'USDC', 'polygon', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', NULL, 0.0100, 1)
-  RETURNING id, org_id, mode, status, amount::text, currency, network, address, metadata,
-            screening_status, screening_reasons, tx_hash, failure_reason,
-            to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-            amount_usd::text, event_sequence;
+WITH claimed AS (
+  INSERT INTO idempotency_keys (org_id, mode, idempotency_key, endpoint, request_hash, resource_id)
+    VALUES ('org_bench_' || :org, 'test', 'k' || :n || 'c' || :client_id, 'POST /v1/payouts',
+            sha256(('h' || :n)::bytea), 'po_b' || :n || 'c' || :client_id)
+    ON CONFLICT DO NOTHING RETURNING 1),
+created AS (
+  INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, metadata,
+                       amount_usd, event_sequence)
+    SELECT 'po_b' || :n || 'c' || :client_id, 'org_bench_' || :org, 'test', 'pending', 0.01,
+           'USDC', 'polygon', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', NULL, 0.0100, 1
+    FROM claimed
+    RETURNING id, org_id, mode, status, amount::text, currency, network, address, metadata,
+              screening_status, screening_reasons, tx_hash, failure_reason,
+              to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+              amount_usd::text, event_sequence)
+SELECT created.*, EXISTS (SELECT 1 FROM claimed), l.auto_approval_usd::text,
+       l.per_payout_usd::text, l.daily_usd::text, l.monthly_usd::text
+  FROM (VALUES (1)) AS one LEFT JOIN created ON true
+  LEFT JOIN organization_limits l ON l.org_id = 'org_bench_' || :org AND l.mode = 'test';
 INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
   VALUES ('msg_r' || :n || 'c' || :client_id, 'payouts.requested',
           'po_b' || :n || 'c' || :client_id, repeat('x', 180), now() + interval '15 seconds');

@@ -1,0 +1,26 @@
+#include "infra/repositories/claimed_create.h"
+
+#include <stdexcept>
+
+namespace payrail::infra::repositories::claimed_create {
+
+namespace {
+constexpr int kTrailingColumns = 5;  // whether claimed, then the four overrides
+}  // namespace
+
+model::Result<Claimed> read(pqxx::work& tx, const idempotency::Scope& scope,
+                            const pqxx::result& rows, const std::string& amount_usd) {
+  if (rows.size() != 1 || rows.columns() < kTrailingColumns) {
+    throw std::logic_error("a claimed create returned no row");
+  }
+  const auto& row = rows[0];
+  const int claimed_column = static_cast<int>(row.size()) - kTrailingColumns;
+  if (!row[claimed_column].as<bool>()) return Claimed{idempotency::find(tx, scope), {}, {}};
+  auto limits = spend::limits_with_overrides(row, claimed_column + 1, scope.mode);
+  if (auto within = spend::check_per_payout(amount_usd, limits); !within.ok()) {
+    return within.error();
+  }
+  return Claimed{std::nullopt, std::move(limits), row};
+}
+
+}  // namespace payrail::infra::repositories::claimed_create

@@ -1,0 +1,61 @@
+// The start both kinds of payout create share, in one statement: the Idempotency-Key claimed for
+// the new resource's id, the organization's limit overrides read, and the resource inserted when
+// the claim wrote the key; then the per-payout limit (limit_exceeded). One round trip instead of
+// three (claim, limits, insert) for every create.
+#pragma once
+
+#include <pqxx/pqxx>
+
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "infra/pg/pool.h"
+#include "infra/repositories/idempotency.h"
+#include "infra/repositories/spend.h"
+#include "schemas/model/limits.h"
+#include "schemas/model/result.h"
+
+// The statement of a claimed create. `insert` is "INSERT INTO <table> (<columns>) SELECT
+// <values> FROM claimed RETURNING <columns>": it inserts only when the claim wrote the key, and
+// its own parameters start at $7 ($1-$6: organization, mode, key, endpoint, request hash, id).
+// The one row it returns is the insert's columns (NULL when nothing was inserted), whether the
+// key was claimed, then the limit overrides (NULL when the organization has none).
+#define PAYRAIL_CLAIMED_CREATE(insert) \
+  "WITH claimed AS (INSERT INTO idempotency_keys (org_id, mode, idempotency_key, endpoint, "     \
+  "request_hash, resource_id) VALUES ($1::text, $2::text, $3::text, $4::text, $5::bytea, "       \
+  "$6::text) ON CONFLICT DO NOTHING RETURNING 1), created AS (" insert                           \
+  ") SELECT created.*, EXISTS (SELECT 1 FROM claimed), " PAYRAIL_SPEND_OVERRIDE_COLUMNS("l")     \
+  " FROM (VALUES (1)) AS one LEFT JOIN created ON true "                                         \
+  "LEFT JOIN organization_limits l ON l.org_id = $1::text AND l.mode = $2::text"
+
+namespace payrail::infra::repositories::claimed_create {
+
+struct Claimed {
+  // The key was used already: its record, and nothing was written.
+  std::optional<idempotency::Record> existing;
+  // Otherwise the organization's limits (for the spend reservation that follows the hold) and the
+  // inserted row, the insert's RETURNING columns first.
+  model::PayoutLimits limits;
+  std::optional<pqxx::row> created;
+};
+
+// Reads what a PAYRAIL_CLAIMED_CREATE statement returned. An error (limit_exceeded) leaves the key
+// and the row written: the caller rolls back, as for any refusal.
+model::Result<Claimed> read(pqxx::work& tx, const idempotency::Scope& scope,
+                            const pqxx::result& rows, const std::string& amount_usd);
+
+// Runs `statement` (a PAYRAIL_CLAIMED_CREATE) with the claim's parameters, then the insert's.
+template <class... InsertArgs>
+model::Result<Claimed> run(pqxx::work& tx, const pg::Statement& statement,
+                           const idempotency::Scope& scope, const std::string& endpoint,
+                           const std::string& request_hash, const std::string& id,
+                           const std::string& amount_usd, InsertArgs&&... insert_args) {
+  const auto rows =
+      pg::exec(tx, statement, scope.org_id, std::string(model::mode_name(scope.mode)), scope.key,
+               endpoint, pqxx::binarystring(request_hash.data(), request_hash.size()), id,
+               std::forward<InsertArgs>(insert_args)...);
+  return read(tx, scope, rows, amount_usd);
+}
+
+}  // namespace payrail::infra::repositories::claimed_create
