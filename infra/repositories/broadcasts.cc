@@ -22,6 +22,16 @@ constexpr pg::Statement kBegin{
     "broadcasts_begin",
     PAYRAIL_WRITTEN_OR_EXISTING("INSERT INTO payout_broadcasts (payout_id, reference) "
                                 "VALUES ($1, $1) ON CONFLICT (payout_id) DO NOTHING")};
+// The intents of payouts that had none (each was approved until this transaction), deferred to the
+// end of the transaction (pg::defer_row): an execution batch records them with one statement. A
+// payout whose intent exists already is returned, and fails the transaction: it cannot happen, as
+// an intent is recorded only in the transaction that moves its payout to processing.
+constexpr pg::Statement kRecordIntents{"broadcasts_record_intents", R"sql(
+WITH intent AS (SELECT * FROM unnest($1::text[]) AS i (payout_id)),
+written AS (
+  INSERT INTO payout_broadcasts (payout_id, reference) SELECT payout_id, payout_id FROM intent
+  ON CONFLICT (payout_id) DO NOTHING RETURNING payout_id)
+SELECT payout_id FROM intent WHERE payout_id NOT IN (SELECT payout_id FROM written))sql"};
 constexpr pg::Statement kFind{"broadcasts_find",
                               "SELECT " PAYRAIL_BROADCAST_COLUMNS
                               ", false FROM payout_broadcasts WHERE payout_id = $1"};
@@ -51,7 +61,13 @@ std::optional<Broadcast> read_row(const pqxx::result& rows) {
 }  // namespace
 
 Broadcast begin(pqxx::work& tx, const std::string& payout_id) {
+  pg::flush_deferred(tx, kRecordIntents);  // a new intent of this payout, deferred in this batch
   return *read_row(pg::exec(tx, kBegin, payout_id));
+}
+
+Broadcast record_intent(pqxx::work& tx, const std::string& payout_id) {
+  pg::defer_row(tx, kRecordIntents, pg::LockOrder::transition_logs, {payout_id});
+  return Broadcast{payout_id, std::nullopt, std::nullopt, std::nullopt, true};
 }
 
 std::optional<Broadcast> finish(pqxx::work& tx, const std::string& payout_id, bool accepted,

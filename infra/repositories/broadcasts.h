@@ -21,11 +21,15 @@ struct Broadcast {
   bool written = false;  // this statement recorded it (not an earlier one)
 };
 
-// Both take the payout's row lock first (payouts::lock), and each is one statement.
-// Records the intent (idempotent) and returns the current attempt.
+// Each takes the payout's row lock first (payouts::lock).
+// Records the intent (idempotent) and returns the current attempt: one statement.
 Broadcast begin(pqxx::work& tx, const std::string& payout_id);
-// Records the outcome once; a second call changes nothing. Returns the recorded attempt: with
-// this outcome, or with the one recorded first (nullopt when no intent was recorded).
+// Records the intent of a payout that has none, because it was `approved` until this transaction
+// (which moved it to processing), and returns it. The write is deferred to the commit (one
+// statement for an execution batch's new intents), which comes before any adapter call.
+Broadcast record_intent(pqxx::work& tx, const std::string& payout_id);
+// Records the outcome once (one statement); a second call changes nothing. Returns the recorded
+// attempt: with this outcome, or with the one recorded first (nullopt when no intent was recorded).
 std::optional<Broadcast> finish(pqxx::work& tx, const std::string& payout_id, bool accepted,
                                 const std::string& tx_hash, const std::string& failure_reason);
 std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id);

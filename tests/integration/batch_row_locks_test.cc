@@ -5,7 +5,9 @@
 // of the same payout in the transaction reads what the transaction changed; a row taken inside a
 // savepoint that is rolled back is read again, still locked by the transaction; outside
 // Pool::transact nothing is kept; and when one message fails, the pass with savepoints locks and
-// reads the rows again, so the rest of the batch is applied once, on current rows.
+// reads the rows again, so the rest of the batch is applied once, on current rows. Execution's
+// broadcast intents of approved payouts are written at the commit, once each, even when the batch
+// holds a payout's message twice.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -14,13 +16,16 @@
 #include "infra/kafka/producer.h"
 #include "infra/outbox/relay.h"
 #include "infra/pg/pool.h"
+#include "infra/repositories/broadcasts.h"
 #include "infra/repositories/payouts.h"
 #include "infra/runtime/worker.h"
 #include "tests/support/database.h"
+#include "workers/execution/execute_payout.h"
 
 namespace payrail::testing {
 namespace {
 
+namespace broadcasts = infra::repositories::broadcasts;
 namespace payouts = infra::repositories::payouts;
 
 class BatchRowLocks : public ::testing::Test {
@@ -84,15 +89,30 @@ class BatchRowLocks : public ::testing::Test {
     return result;
   }
 
-  // Runs `apply` over the batch as a worker role does (apply_each).
-  static model::Status apply_batch(infra::runtime::Batch& batch,
-                                   const infra::runtime::ApplyOne& apply) {
+  // Runs `apply` with a worker's context, as a role does.
+  template <class Apply>
+  static auto with_context(Apply&& apply) {
     auto producer = infra::kafka::Producer::create({.brokers = "127.0.0.1:9"});
     EXPECT_TRUE(producer.ok());
     infra::outbox::Relay relay(*pool_, **producer, {});
     infra::Config config;
     infra::runtime::WorkerContext context{config, *pool_, relay, "batch-row-locks-test"};
-    return infra::runtime::apply_each(context, batch, apply);
+    return apply(context);
+  }
+
+  // Runs `apply` over the batch as a worker role does (apply_each).
+  static model::Status apply_batch(infra::runtime::Batch& batch,
+                                   const infra::runtime::ApplyOne& apply) {
+    return with_context([&](infra::runtime::WorkerContext& context) {
+      return infra::runtime::apply_each(context, batch, apply);
+    });
+  }
+
+  static std::string broadcasts_of(const std::string& id) {
+    return database_->scalar(
+        "SELECT count(*) || ' ' || string_agg(coalesce(outcome, 'none'), ',') FROM "
+        "payout_broadcasts WHERE payout_id = '" +
+        id + "'");
   }
 
   static constexpr const char* kOrg = "org_batch_row_locks";
@@ -267,6 +287,69 @@ TEST_F(BatchRowLocks, AFailingMessageIsIsolatedAndTheRestAreAppliedOnceOnCurrent
   EXPECT_EQ(sequence_of(ids[0]), 2);
   EXPECT_EQ(sequence_of(ids[1]), 1);
   EXPECT_EQ(sequence_of(ids[2]), 2);
+}
+
+// A new intent is written at the commit; a second message of the payout in the same transaction
+// reads that intent (begin() writes the pending ones first) instead of recording another.
+TEST_F(BatchRowLocks, ABroadcastIntentRecordedAtTheCommitIsFoundByTheSameTransaction) {
+  const auto id = new_payout("processing");
+  std::string in_table_before;
+  std::optional<broadcasts::Broadcast> found;
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    EXPECT_TRUE(broadcasts::record_intent(tx, id).written);
+    in_table_before =
+        tx.exec_params1("SELECT count(*) FROM payout_broadcasts WHERE payout_id = $1", id)[0]
+            .c_str();
+    found = broadcasts::begin(tx, id);
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok()) << committed.error().message;
+  EXPECT_EQ(in_table_before, "0");
+  ASSERT_TRUE(found.has_value());
+  EXPECT_FALSE(found->written);
+  EXPECT_EQ(found->reference, id);
+  EXPECT_EQ(broadcasts_of(id), "1 none");
+}
+
+// An intent recorded for a payout that has one already fails the transaction.
+TEST_F(BatchRowLocks, ASecondNewIntentOfAPayoutFailsTheTransaction) {
+  const auto id = new_payout("processing");
+  database_->scalar("INSERT INTO payout_broadcasts (payout_id, reference) VALUES ('" + id + "', '" +
+                    id + "') RETURNING 1");
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    broadcasts::record_intent(tx, id);
+    return model::ok_status();
+  });
+  EXPECT_FALSE(committed.ok());
+}
+
+// Execution's batch with one payout's approval twice: one transition, one intent, one outcome and
+// one payouts.broadcast message per payout, and no message counted as failing.
+TEST_F(BatchRowLocks, AnExecutionBatchRecordsOneIntentPerPayoutWithAMessageTwice) {
+  const std::vector<std::string> ids{new_payout(), new_payout()};
+  auto batch = batch_of({ids[0], ids[0], ids[1]}, {0, 0, 1});
+  const infra::chain::ChainAdapters adapters("");
+  with_context([&](infra::runtime::WorkerContext& context) {
+    workers::execution::execute_payouts(context, adapters, batch);
+    return 0;
+  });
+  EXPECT_EQ(batch.outcomes(),
+            std::vector<infra::kafka::HandlerOutcome>(3, infra::kafka::HandlerOutcome::done));
+  for (const auto& id : ids) {
+    EXPECT_EQ(broadcasts_of(id), "1 broadcast");
+    EXPECT_EQ(database_->scalar("SELECT status FROM payouts WHERE id = '" + id + "'"),
+              "processing");
+    EXPECT_EQ(database_->scalar("SELECT count(*) FROM payout_transitions WHERE payout_id = '" + id +
+                                "' AND to_status = 'processing'"),
+              "1");
+    EXPECT_EQ(database_->scalar("SELECT count(*) FROM outbox WHERE topic = 'payouts.broadcast' "
+                                "AND message_key = '" +
+                                id + "'"),
+              "1");
+  }
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM message_failures WHERE resource_id IN ('" +
+                              ids[0] + "', '" + ids[1] + "')"),
+            "0");
 }
 
 }  // namespace

@@ -25,12 +25,16 @@ std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& m
   auto payout = payouts::lock(tx, message.resource_id);
   if (payout && payout->status == PayoutStatus::approved) {
     payout = payouts::transition(tx, *payout, model::PayoutTrigger::execute);
+    // Approved until now, so it has no intent yet: record one (deferred to the commit).
+    if (payout && payout->status == PayoutStatus::processing) {
+      return Pending{*payout, broadcasts::record_intent(tx, payout->resource.id)};
+    }
   }
   if (!payout || payout->status != PayoutStatus::processing) {
     infra::outbox::mark_consumed(tx, message.message_id);  // cancelled, or finished already
     return std::nullopt;
   }
-  return Pending{*payout, broadcasts::begin(tx, payout->resource.id)};
+  return Pending{*payout, broadcasts::begin(tx, payout->resource.id)};  // the intent may exist
 }
 
 // Step 2 (after the adapter, one transaction for the batch): record the outcome; a rejection fails
