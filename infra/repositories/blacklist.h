@@ -3,7 +3,12 @@
 
 #include <pqxx/pqxx>
 
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "infra/pg/pool.h"
@@ -25,5 +30,39 @@ model::Result<bool> remove(pg::Pool& pool, const std::string& kind, const std::s
 model::Result<std::vector<Entry>> list(pg::Pool& pool);
 
 bool contains(pqxx::work& tx, const std::string& kind, const std::string& normalized);
+
+// What identifies the blacklist's content: ids are never reused, so an add raises the highest
+// id and a removal lowers the count; either changes it.
+struct Revision {
+  long max_id = 0;
+  long count = 0;
+  bool operator==(const Revision&) const = default;
+};
+
+// Every entry as screening matches it (kind, normalized), as of one statement.
+struct Entries {
+  std::set<std::pair<std::string, std::string>> entries;
+  Revision revision;
+  bool contains(const std::string& kind, const std::string& normalized) const {
+    return entries.contains({kind, normalized});
+  }
+};
+
+// The blacklist kept by a screening worker between batches, so that a batch asks one statement
+// (the revision) instead of one per payout, and reads the entries again only when they changed.
+// Above `entries_max` entries nothing is kept, and current() returns nullptr: screening then asks
+// contains() per payout.
+class Cache {
+ public:
+  explicit Cache(long entries_max = 10000) : entries_max_(entries_max) {}
+  // The entries as of this call (a read: any transaction), or nullptr when there are too many.
+  std::shared_ptr<const Entries> current(pqxx::transaction_base& tx);
+
+ private:
+  long entries_max_;
+  std::mutex mutex_;
+  std::optional<Revision> revision_;  // of entries_, or of a blacklist too large to keep
+  std::shared_ptr<const Entries> entries_;
+};
 
 }  // namespace payrail::infra::repositories::blacklist

@@ -2,6 +2,7 @@
 // destinations are screened against the OFAC digital-currency addresses, fiat beneficiaries'
 // names against the OFAC SDN names (the snapshot shipped in data/sanctions, or
 // PAYRAIL_SANCTIONS_DIR), and both against the internal blacklist.
+#include "infra/repositories/blacklist.h"
 #include "infra/repositories/fiat_payouts.h"
 #include "infra/repositories/payouts.h"
 #include "infra/runtime/worker.h"
@@ -15,17 +16,18 @@ int main() {
   using namespace payrail;
   using infra::runtime::WorkerContext;
   std::unique_ptr<workers::screening::SanctionsKeeper> keeper;
+  infra::repositories::blacklist::Cache blacklist;  // both topics' batches
   return infra::runtime::run_worker(
       "payrail-screening",
       {{&topics::kPayoutsRequested,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
-          workers::screening::screen_batch(context, keeper->watcher(), batch,
+          workers::screening::screen_batch(context, keeper->watcher(), blacklist, batch,
                                            workers::screening::screen_payout);
         },
         infra::runtime::lock_resources<infra::repositories::payouts::lock_all>},
        {&topics::kFiatPayoutsRequested,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
-          workers::screening::screen_batch(context, keeper->watcher(), batch,
+          workers::screening::screen_batch(context, keeper->watcher(), blacklist, batch,
                                            workers::screening::screen_fiat_payout);
         },
         infra::runtime::lock_resources<infra::repositories::fiat_payouts::lock_all>}},

@@ -3,7 +3,10 @@
 // retried, uncounted (a dependency, not the messages, is missing).
 #pragma once
 
+#include <memory>
+
 #include "infra/log/log.h"
+#include "infra/repositories/blacklist.h"
 #include "infra/runtime/worker.h"
 #include "infra/sanctions/sanctions.h"
 #include "workers/screening/screen_resource.h"
@@ -12,20 +15,27 @@ namespace payrail::workers::screening {
 
 using ScreenOne = model::Status (*)(pqxx::work&, const ScreeningInputs&, const topics::Envelope&);
 
-// The effective limits of the batch's organizations, with one statement and no transaction (a
-// read); nullopt when it failed, and every message of the batch is then retried.
-inline std::optional<infra::repositories::spend::LimitsByScope> limits_of(
-    infra::runtime::WorkerContext& context, infra::runtime::Batch& batch) {
+// What the batch reads before its transaction, with one autocommit: the effective limits of its
+// organizations (one statement) and the internal blacklist (one statement while it is unchanged).
+struct BatchReads {
+  infra::repositories::spend::LimitsByScope limits;
+  std::shared_ptr<const infra::repositories::blacklist::Entries> blacklist;
+};
+
+// nullopt when the read failed, and every message of the batch is then retried.
+inline std::optional<BatchReads> read_for_batch(infra::runtime::WorkerContext& context,
+                                                infra::runtime::Batch& batch,
+                                                infra::repositories::blacklist::Cache& blacklist) {
   std::vector<infra::repositories::spend::Scope> scopes;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (batch.active(i)) scopes.emplace_back(batch.message(i).org_id, batch.message(i).mode);
   }
-  auto limits = context.pool.autocommit(
-      [&](pqxx::nontransaction& tx) -> model::Result<infra::repositories::spend::LimitsByScope> {
-        return infra::repositories::spend::effective_limits(tx, scopes);
-      });
-  if (limits.ok()) return std::move(*limits);
-  infra::log::warn("worker.retry", {{"error", limits.error().message}});
+  auto read = context.pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<BatchReads> {
+    return BatchReads{infra::repositories::spend::effective_limits(tx, scopes),
+                      blacklist.current(tx)};
+  });
+  if (read.ok()) return std::move(*read);
+  infra::log::warn("worker.retry", {{"error", read.error().message}});
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (batch.active(i)) batch.retry(i);
   }
@@ -34,15 +44,16 @@ inline std::optional<infra::repositories::spend::LimitsByScope> limits_of(
 
 inline void screen_batch(infra::runtime::WorkerContext& context,
                          const infra::sanctions::SanctionsWatcher& watcher,
+                         infra::repositories::blacklist::Cache& blacklist,
                          infra::runtime::Batch& batch, ScreenOne screen) {
   const auto lists = watcher.current();
-  infra::repositories::spend::LimitsByScope limits;
-  if (lists) {  // without the lists nothing is decided, and no limit is needed
-    auto read = limits_of(context, batch);
+  BatchReads reads;
+  if (lists) {  // without the lists nothing is decided: no limit or entry is needed
+    auto read = read_for_batch(context, batch, blacklist);
     if (!read) return;
-    limits = std::move(*read);
+    reads = std::move(*read);
   }
-  const ScreeningInputs inputs{lists.get(), &limits};
+  const ScreeningInputs inputs{lists.get(), &reads.limits, reads.blacklist.get()};
   (void)infra::runtime::apply_each(context, batch, [&](pqxx::work& tx, std::size_t i) {
     return screen(tx, inputs, batch.message(i));
   });

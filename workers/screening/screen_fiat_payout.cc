@@ -31,11 +31,11 @@ struct FiatPayout {
   }
   static const topics::TopicSpec& approved_topic() { return topics::kFiatPayoutsApproved; }
   static fiat_payouts::ScreeningResult decide(pqxx::work& tx, const Row& payout,
-                                              const infra::sanctions::SanctionsLists& lists) {
+                                              const ScreeningInputs& inputs) {
     const auto& resource = payout.resource;
-    const auto blacklisted = infra::repositories::blacklist::contains(
-        tx, "name", infra::sanctions::normalize_name(resource.beneficiary_name));
-    return decide_beneficiary({resource.mode, resource.beneficiary_name, blacklisted}, lists);
+    const auto listed = blacklisted(tx, inputs, "name",
+                                    infra::sanctions::normalize_name(resource.beneficiary_name));
+    return decide_beneficiary({resource.mode, resource.beneficiary_name, listed}, *inputs.lists);
   }
 };
 

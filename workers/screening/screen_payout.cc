@@ -1,6 +1,5 @@
 #include "workers/screening/screen_payout.h"
 
-#include "infra/repositories/blacklist.h"
 #include "infra/repositories/payouts.h"
 #include "schemas/model/destination.h"
 #include "workers/screening/screen_resource.h"
@@ -32,15 +31,15 @@ struct StablecoinPayout {
   }
   static const topics::TopicSpec& approved_topic() { return topics::kPayoutsApproved; }
   static payouts::ScreeningResult decide(pqxx::work& tx, const Row& payout,
-                                         const infra::sanctions::SanctionsLists& lists) {
+                                         const ScreeningInputs& inputs) {
     const auto& resource = payout.resource;
     const auto network = model::parse_network(resource.network);
     const auto normalized = network
                                 ? model::normalize_address_for_screening(*network, resource.address)
                                 : resource.address;
-    return screening::decide({resource.mode, resource.address,
-                              infra::repositories::blacklist::contains(tx, "address", normalized)},
-                             lists);
+    return screening::decide(
+        {resource.mode, resource.address, blacklisted(tx, inputs, "address", normalized)},
+        *inputs.lists);
   }
 };
 

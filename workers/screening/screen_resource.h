@@ -9,6 +9,7 @@
 
 #include "infra/log/log.h"
 #include "infra/outbox/outbox.h"
+#include "infra/repositories/blacklist.h"
 #include "infra/repositories/screening_workers.h"
 #include "infra/repositories/spend.h"
 #include "infra/sanctions/sanctions.h"
@@ -17,14 +18,23 @@
 
 namespace payrail::workers::screening {
 
-// What a batch is screened with: the sanctions lists (nullptr until they are loaded) and the
-// effective limits of its organizations, read for the whole batch before its transaction
-// (screen_batch.h). A limit changed meanwhile applies from the next batch, as it would had it
-// been changed a moment later.
+// What a batch is screened with: the sanctions lists (nullptr until they are loaded), and the
+// effective limits of its organizations and the internal blacklist, read for the whole batch
+// before its transaction (screen_batch.h). A limit or an entry changed meanwhile applies from the
+// next batch, as it would had it been changed a moment later.
 struct ScreeningInputs {
   const infra::sanctions::SanctionsLists* lists = nullptr;
   const infra::repositories::spend::LimitsByScope* limits = nullptr;
+  const infra::repositories::blacklist::Entries* blacklist = nullptr;  // nullptr: ask per payout
 };
+
+// Whether the internal blacklist has this entry: from the batch's read, or asked now when the
+// batch has none (a blacklist too large to keep).
+inline bool blacklisted(pqxx::work& tx, const ScreeningInputs& inputs, const std::string& kind,
+                        const std::string& normalized) {
+  if (inputs.blacklist != nullptr) return inputs.blacklist->contains(kind, normalized);
+  return infra::repositories::blacklist::contains(tx, kind, normalized);
+}
 
 // The payout's limits from the batch's read; read here when the batch did not (its message named
 // another scope than its payout, which a message written by Payrail never does).
@@ -58,7 +68,7 @@ template <class Kind>
 void record_decision(pqxx::work& tx, const topics::Envelope& message,
                      const typename Kind::Row& payout, const ScreeningInputs& inputs) {
   const auto& resource = payout.resource;
-  const auto result = Kind::decide(tx, payout, *inputs.lists);
+  const auto result = Kind::decide(tx, payout, inputs);
   const auto limits = limits_for(tx, inputs, payout.org_id, resource.mode);
   const auto trigger = result.blocked ? Kind::Trigger::screening_flagged
                        : infra::repositories::spend::within_auto_approval(payout.amount_usd, limits)
