@@ -32,6 +32,19 @@ written AS (
   INSERT INTO payout_broadcasts (payout_id, reference) SELECT payout_id, payout_id FROM intent
   ON CONFLICT (payout_id) DO NOTHING RETURNING payout_id)
 SELECT payout_id FROM intent WHERE payout_id NOT IN (SELECT payout_id FROM written))sql"};
+// The outcomes of attempts kept with their payouts' locks (keep_attempt) and found without one,
+// deferred to the end of the transaction (pg::defer_row). Under the payouts' locks no other
+// transaction records an outcome: an attempt whose outcome is recorded already is returned, and
+// fails the transaction.
+constexpr pg::Statement kRecordOutcomes{"broadcasts_record_outcomes", R"sql(
+WITH outcome AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+    AS o (payout_id, outcome, tx_hash, failure_reason)),
+written AS (
+  UPDATE payout_broadcasts b SET outcome = o.outcome, tx_hash = o.tx_hash,
+    failure_reason = o.failure_reason, finished_at = now()
+  FROM outcome o WHERE b.payout_id = o.payout_id AND b.outcome IS NULL RETURNING b.payout_id)
+SELECT payout_id FROM outcome WHERE payout_id NOT IN (SELECT payout_id FROM written))sql"};
 constexpr pg::Statement kFind{"broadcasts_find",
                               "SELECT " PAYRAIL_BROADCAST_COLUMNS
                               ", false FROM payout_broadcasts WHERE payout_id = $1"};
@@ -58,9 +71,31 @@ std::optional<Broadcast> read_row(const pqxx::result& rows) {
   return read_broadcast(rows[0], 0);
 }
 
+constexpr int kKeptColumns = 5;  // PAYRAIL_KEPT_BROADCAST_COLUMNS, the row's last
+
+std::string kept_key(const std::string& payout_id) {
+  return "payout_broadcasts:" + payout_id;
+}
+
+// The attempt kept with the payout's lock: nullopt when none was kept, a nullopt attempt when the
+// payout had none then.
+std::optional<std::optional<Broadcast>> take_kept(pqxx::work& tx, const std::string& payout_id) {
+  const auto row = pg::take_locked_row(tx, kept_key(payout_id));
+  if (!row) return std::nullopt;
+  const int first = static_cast<int>(row->size()) - kKeptColumns;
+  if ((*row)[first].is_null()) return std::optional<Broadcast>();
+  return Broadcast{(*row)[first + 1].as<std::string>(), optional_text((*row)[first + 2]),
+                   optional_text((*row)[first + 3]), optional_text((*row)[first + 4]), false};
+}
+
 }  // namespace
 
+void keep_attempt(pqxx::work& tx, const std::string& payout_id, const pqxx::row& row) {
+  pg::keep_locked_row(tx, kept_key(payout_id), row);
+}
+
 Broadcast begin(pqxx::work& tx, const std::string& payout_id) {
+  if (auto kept = take_kept(tx, payout_id); kept && *kept) return **kept;
   pg::flush_deferred(tx, kRecordIntents);  // a new intent of this payout, deferred in this batch
   return *read_row(pg::exec(tx, kBegin, payout_id));
 }
@@ -72,9 +107,18 @@ Broadcast record_intent(pqxx::work& tx, const std::string& payout_id) {
 
 std::optional<Broadcast> finish(pqxx::work& tx, const std::string& payout_id, bool accepted,
                                 const std::string& tx_hash, const std::string& failure_reason) {
-  return read_row(pg::exec(tx, kFinish, payout_id, std::string(accepted ? "broadcast" : "rejected"),
-                           accepted ? std::optional<std::string>(tx_hash) : std::nullopt,
-                           accepted ? std::nullopt : std::optional<std::string>(failure_reason)));
+  const std::string outcome = accepted ? "broadcast" : "rejected";
+  const auto hash = accepted ? std::optional<std::string>(tx_hash) : std::nullopt;
+  const auto reason = accepted ? std::nullopt : std::optional<std::string>(failure_reason);
+  const auto kept = take_kept(tx, payout_id);
+  if (!kept) {
+    pg::flush_deferred(tx, kRecordOutcomes);  // an outcome of this payout deferred in this batch
+    return read_row(pg::exec(tx, kFinish, payout_id, outcome, hash, reason));
+  }
+  if (!*kept || (*kept)->outcome) return *kept;  // no intent, or the outcome recorded first
+  pg::defer_row(tx, kRecordOutcomes, pg::LockOrder::transition_logs,
+                {payout_id, outcome, hash, reason});
+  return Broadcast{(*kept)->reference, outcome, hash, reason, true};
 }
 
 std::optional<Broadcast> find(pqxx::work& tx, const std::string& payout_id) {

@@ -4,6 +4,7 @@
 
 #include "infra/outbox/outbox.h"
 #include "infra/pg/sql_array.h"
+#include "infra/repositories/broadcasts.h"
 #include "infra/repositories/claimed_create.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
@@ -53,6 +54,15 @@ changed AS (
 SELECT id FROM change WHERE id NOT IN (SELECT id FROM changed))sql"};
 
 constexpr RowLocks kRowLocks{"payouts", kLock, kLockAll, &kApplyTransitions};
+
+// kLockAll with each payout's broadcast attempt after its columns (execution's batch).
+constexpr pg::Statement kLockAllWithBroadcasts{
+    "payouts_lock_all_with_broadcasts",
+    "SELECT p.*, " PAYRAIL_KEPT_BROADCAST_COLUMNS " FROM (SELECT " PAYRAIL_PAYOUT_COLUMNS
+    " FROM payouts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED) AS p "
+    "LEFT JOIN payout_broadcasts b ON b.payout_id = p.id"};
+constexpr RowLocks kRowLocksWithBroadcasts{"payouts", kLock, kLockAllWithBroadcasts,
+                                           &kApplyTransitions};
 
 constexpr pg::Statement kFind{"payouts_find",
                               "SELECT " PAYRAIL_PAYOUT_COLUMNS
@@ -194,6 +204,12 @@ std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id) {
 
 void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
   repositories::lock_all(tx, kRowLocks, payout_ids);
+}
+
+void lock_all_with_broadcasts(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
+  repositories::lock_all(tx, kRowLocksWithBroadcasts, payout_ids, [&](const pqxx::row& row) {
+    broadcasts::keep_attempt(tx, row[0].as<std::string>(), row);
+  });
 }
 
 std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,

@@ -46,6 +46,9 @@ std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id);
 // Locks a worker batch's payouts with one statement: each one's first lock() in this
 // transaction then reads nothing (RowLocks, infra/repositories/sql.h).
 void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids);
+// lock_all() for execution's batch: the statement reads each payout's broadcast attempt too, and
+// keeps it for broadcasts::begin() and finish() (broadcasts::keep_attempt).
+void lock_all_with_broadcasts(pqxx::work& tx, const std::vector<std::string>& payout_ids);
 
 // Applies `triggers` in turn with one change of the row: each is logged and has its effects
 // (event, money) as if applied alone; `details` are written with the last. nullopt (and no change)

@@ -29,10 +29,12 @@ std::string locked_key(const RowLocks& locks, std::string_view id) {
 
 }  // namespace
 
-void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids) {
+void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids,
+              const std::function<void(const pqxx::row&)>& each_row) {
   if (ids.empty()) return;
   for (const auto& row : pg::exec(tx, locks.lock_all, pg::sql_array(ids))) {
     pg::keep_locked_row(tx, locked_key(locks, row[0].as<std::string>()), row);
+    if (each_row) each_row(row);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,7 +44,10 @@ struct RowLocks {
   const pg::Statement& lock_all;
   const pg::Statement* deferred_changes = nullptr;
 };
-void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids);
+// `each_row`, when given, is called with every row kept (a statement that joins another table's
+// columns keeps them for that table's repository too).
+void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids,
+              const std::function<void(const pqxx::row&)>& each_row = {});
 std::optional<pqxx::row> lock_one(pqxx::work& tx, const RowLocks& locks, std::string_view id);
 
 }  // namespace payrail::infra::repositories

@@ -71,13 +71,13 @@ class BatchRowLocks : public ::testing::Test {
   }
 
   // A batch of approvals of `ids`, message i on partition `partitions[i]`, locking as execution's.
-  static infra::runtime::Batch batch_of(const std::vector<std::string>& ids,
-                                        const std::vector<int32_t>& partitions) {
+  static infra::runtime::Batch batch_of(
+      const std::vector<std::string>& ids, const std::vector<int32_t>& partitions,
+      infra::runtime::Prefetch prefetch = infra::runtime::lock_resources<payouts::lock_all>) {
     std::vector<infra::kafka::Delivery> deliveries;
     for (std::size_t i = 0; i < ids.size(); ++i)
       deliveries.push_back(delivery(ids[i], partitions[i]));
-    return infra::runtime::Batch(topics::kPayoutsApproved, std::move(deliveries),
-                                 infra::runtime::lock_resources<payouts::lock_all>);
+    return infra::runtime::Batch(topics::kPayoutsApproved, std::move(deliveries), prefetch);
   }
 
   static infra::kafka::Delivery delivery(const std::string& payout_id, int32_t partition) {
@@ -323,11 +323,52 @@ TEST_F(BatchRowLocks, ASecondNewIntentOfAPayoutFailsTheTransaction) {
   EXPECT_FALSE(committed.ok());
 }
 
+// An outcome found with the payouts' lock (lock_all_with_broadcasts) is written at the commit; a
+// second finish() of the payout in the same transaction finds it (it writes the pending ones
+// first) and writes nothing; an attempt kept with its outcome recorded changes nothing.
+TEST_F(BatchRowLocks, AnOutcomeRecordedAtTheCommitIsFoundByTheSameTransaction) {
+  const auto open = new_payout("processing");
+  const auto done = new_payout("processing");
+  database_->scalar(
+      "INSERT INTO payout_broadcasts (payout_id, reference, outcome, tx_hash) "
+      "VALUES ('" +
+      open + "', '" + open + "', NULL, NULL), ('" + done + "', '" + done +
+      "', 'broadcast', '0xfirst') RETURNING 1");
+  std::string in_table_before;
+  std::optional<broadcasts::Broadcast> first, second, recorded;
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    payouts::lock_all_with_broadcasts(tx, {open, done});
+    first = broadcasts::finish(tx, open, true, "0xnew", "");
+    in_table_before = tx.exec_params1(
+                            "SELECT coalesce(outcome, 'none') FROM payout_broadcasts "
+                            "WHERE payout_id = $1",
+                            open)[0]
+                          .c_str();
+    second = broadcasts::finish(tx, open, false, "", "late");
+    recorded = broadcasts::finish(tx, done, true, "0xagain", "");
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok()) << committed.error().message;
+  EXPECT_EQ(in_table_before, "none");
+  ASSERT_TRUE(first && second && recorded);
+  EXPECT_TRUE(first->written);
+  EXPECT_FALSE(second->written);
+  EXPECT_EQ(second->outcome, "broadcast");
+  EXPECT_EQ(second->tx_hash, "0xnew");
+  EXPECT_FALSE(recorded->written);
+  EXPECT_EQ(recorded->tx_hash, "0xfirst");
+  EXPECT_EQ(database_->scalar("SELECT string_agg(outcome || ' ' || tx_hash, ',' ORDER BY "
+                              "tx_hash) FROM payout_broadcasts WHERE payout_id IN ('" +
+                              open + "', '" + done + "')"),
+            "broadcast 0xfirst,broadcast 0xnew");
+}
+
 // Execution's batch with one payout's approval twice: one transition, one intent, one outcome and
 // one payouts.broadcast message per payout, and no message counted as failing.
 TEST_F(BatchRowLocks, AnExecutionBatchRecordsOneIntentPerPayoutWithAMessageTwice) {
   const std::vector<std::string> ids{new_payout(), new_payout()};
-  auto batch = batch_of({ids[0], ids[0], ids[1]}, {0, 0, 1});
+  auto batch = batch_of({ids[0], ids[0], ids[1]}, {0, 0, 1},
+                        infra::runtime::lock_resources<payouts::lock_all_with_broadcasts>);
   const infra::chain::ChainAdapters adapters("");
   with_context([&](infra::runtime::WorkerContext& context) {
     workers::execution::execute_payouts(context, adapters, batch);

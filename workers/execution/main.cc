@@ -21,7 +21,7 @@ int main() {
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_payouts(context, *adapters, batch);
         },
-        infra::runtime::lock_resources<infra::repositories::payouts::lock_all>},
+        infra::runtime::lock_resources<infra::repositories::payouts::lock_all_with_broadcasts>},
        {&topics::kFiatPayoutsApproved,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_fiat_payouts(context, *partners,
