@@ -9,7 +9,11 @@
 // Each request keeps its own outcome. The group first runs without savepoints (the fast pass); if
 // any request is refused (an error result, such as insufficient_balance, or a failure of its own
 // statement) the transaction is rolled back and the group runs again with a savepoint per
-// request, so the refused one is rolled back alone and the others commit. A failure of the
+// request, so the refused one is rolled back alone and the others commit. In the fast pass the
+// writes that can refuse a create (its hold, its spend reservation) are deferred to the commit
+// as well (pg::grouped): one statement each for the whole group instead of one per request. When
+// the group's sum does not fit a balance or a limit, that flush fails and the savepoint pass
+// finds which request is refused, as it would for a refusal during the fast pass. A failure of the
 // database itself (lost connection, deadlock, serialization) is the group's: Pool::transact
 // retries the whole group, or every request gets the error.
 //

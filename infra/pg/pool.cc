@@ -187,6 +187,11 @@ void mark_grouped(pqxx::work& tx) {
   if (auto* frame = frame_of(tx)) frame->grouped = true;
 }
 
+bool grouped(const pqxx::work& tx) {
+  const auto* frame = frame_of(tx);
+  return frame && frame->grouped;
+}
+
 CommitHooks::CommitHooks() {
   t_frames.emplace_back();
 }

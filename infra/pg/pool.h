@@ -113,6 +113,11 @@ void flush_deferred(pqxx::work& tx, const Statement& statement);
 // commit anyway: the rows then wait for the commit and are written once for the whole group.
 void flush_deferred_early(pqxx::work& tx);
 void mark_grouped(pqxx::work& tx);
+// Whether `tx` is the first pass of a group (mark_grouped, not inside a savepoint): a write that
+// can be refused (a hold, a spend reservation) may then be deferred too. If the group's rows do
+// not fit together, the flush fails, and GroupedWrites applies each request again in a savepoint
+// of its own, where grouped() is false and the write refuses the one request that does not fit.
+bool grouped(const pqxx::work& tx);
 
 // Rows a transaction locked ahead of their use: a worker's batch locks the rows of all its
 // messages with one statement, in key order, instead of one statement per message. Each row is

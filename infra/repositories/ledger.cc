@@ -37,7 +37,10 @@ const MovementSpec& spec_of(Movement movement) {
 // postings and balance in one round trip, and the guard turns a short balance into a clean
 // "insufficient" answer instead of a constraint error. The balance is changed only when this
 // statement wrote the entry (a hold applied before changes nothing). Returns whether the entry
-// was written and whether the balance was.
+// was written and whether the balance was. In the first pass of a group of creates
+// (pg::grouped) the holds are deferred with the other movements instead: a balance that cannot
+// take the group's holds together fails the flush on its CHECK constraint, and each create is
+// then applied again in a savepoint of its own, where its hold comes here.
 constexpr pg::Statement kHold{"ledger_hold", R"sql(
 WITH entry AS (
   INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id)
@@ -182,7 +185,7 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
   const auto& spec = spec_of(movement);
   const std::optional<std::string> resource =
       resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
-  if (movement == Movement::hold)
+  if (movement == Movement::hold && !pg::grouped(tx))
     return apply_hold(tx, org_id, mode, asset, spec, resource, amount);
   if (resource && applied_in_this_transaction(tx, spec, *resource)) return Applied::already_applied;
   pg::defer_row(tx, kApplyMovements, pg::LockOrder::balances,

@@ -37,9 +37,12 @@ enum class Applied { applied, already_applied, insufficient_balance };
 // one outcome (release, refund or settle), and a collection's credit, can each be applied only
 // once. A hold changes the balance at once (it may find it short), after writing what the
 // transaction deferred so far (pg::flush_deferred_early: not in a grouped transaction); applied
-// before, it returns already_applied and changes nothing. Every other movement is written, its
-// journal entry with its balance change, just before the transaction commits (pg::defer_row), so
-// a read of the journal or the balance in the same transaction does not see it yet: a second one
+// before, it returns already_applied and changes nothing. In the first pass of a group of creates
+// (pg::grouped) a hold is deferred like the others and returns applied: a balance it does not fit
+// fails the transaction at the commit, and the group is applied again request by request (see
+// pg::GroupedWrites), where the hold answers insufficient_balance. Every other movement is written,
+// its journal entry with its balance change, just before the transaction commits (pg::defer_row),
+// so a read of the journal or the balance in the same transaction does not see it yet: a second one
 // for the resource in the same transaction returns already_applied and changes nothing; one whose
 // entry an earlier transaction wrote fails the transaction at the commit (the callers apply
 // movements through status-guarded transitions, which never do that).

@@ -37,6 +37,42 @@ WHERE c.amount_usd + EXCLUDED.amount_usd
       <= CASE EXCLUDED.period WHEN 'day' THEN $4::numeric ELSE $5::numeric END
 RETURNING c.period)sql"};
 
+// In the first pass of a group of creates (pg::grouped) the reservations are deferred to the end
+// of the transaction and written together: one sum per organization and mode, each counter
+// locked once and in key order, after the balances (pg::LockOrder). A counter takes the sum only
+// while it stays within the smallest limit its rows carry; the statement returns each period that
+// did not, which fails the transaction. The group is then applied again request by request
+// (pg::GroupedWrites), each reservation at once, and only the one that does not fit is refused.
+// When the sum fits, each reservation alone would have: the amounts are positive.
+constexpr pg::Statement kReserveDeferred{"spend_reserve_deferred", R"sql(
+WITH reserved AS (
+  SELECT r.org_id, r.mode, sum(r.amount_usd) AS amount_usd, min(r.daily_usd) AS daily_usd,
+         min(r.monthly_usd) AS monthly_usd
+  FROM unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[])
+       AS r (org_id, mode, amount_usd, daily_usd, monthly_usd)
+  GROUP BY r.org_id, r.mode),
+wanted AS (
+  SELECT reserved.org_id, reserved.mode, period.name AS period, period.start AS period_start,
+         reserved.amount_usd,
+         CASE period.name WHEN 'day' THEN reserved.daily_usd ELSE reserved.monthly_usd END
+           AS limit_usd
+  FROM reserved,
+       (VALUES ('day', (now() AT TIME ZONE 'UTC')::date),
+               ('month', date_trunc('month', now() AT TIME ZONE 'UTC')::date))
+       AS period (name, start)),
+taken AS (
+  INSERT INTO spend_counters AS c (org_id, mode, period, period_start, amount_usd)
+  SELECT org_id, mode, period, period_start, amount_usd FROM wanted WHERE amount_usd <= limit_usd
+  ORDER BY org_id COLLATE "C", mode COLLATE "C", period COLLATE "C"
+  ON CONFLICT (org_id, mode, period, period_start)
+  DO UPDATE SET amount_usd = c.amount_usd + EXCLUDED.amount_usd
+  WHERE c.amount_usd + EXCLUDED.amount_usd <= (
+    SELECT w.limit_usd FROM wanted w
+    WHERE w.org_id = EXCLUDED.org_id AND w.mode = EXCLUDED.mode AND w.period = EXCLUDED.period)
+  RETURNING c.org_id, c.mode, c.period)
+SELECT 'spend reservation over its ' || period || ' limit' FROM wanted
+WHERE (org_id, mode, period) NOT IN (SELECT org_id, mode, period FROM taken))sql"};
+
 // A give-back only lowers counters, so it is deferred to the end of the transaction
 // (pg::defer_row) and the transaction's give-backs are written together, each counter locked once
 // and in key order. greatest(0, x - a - b) = greatest(0, greatest(0, x - a) - b) for a, b >= 0:
@@ -82,6 +118,13 @@ void apply_overrides(const pqxx::row& row, int first, model::PayoutLimits& limit
   apply_override(row[first + 1], limits.per_payout_usd);
   apply_override(row[first + 2], limits.daily_usd);
   apply_override(row[first + 3], limits.monthly_usd);
+}
+
+model::Error over_limit(const char* period, const model::Decimal& limit) {
+  return model::Error::make(model::ErrorCode::limit_exceeded,
+                            std::string("This payout would exceed the organization's ") +
+                                (std::string(period) == "day" ? "daily" : "monthly") +
+                                " limit of " + model::format_decimal(limit) + " USD.");
 }
 
 }  // namespace
@@ -136,23 +179,28 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   const auto amount = model::parse_decimal(amount_usd);
   const std::pair<const char*, const model::Decimal*> periods[] = {{"day", &limits.daily_usd},
                                                                    {"month", &limits.monthly_usd}};
-  // A period fits when its counter took the amount and the amount alone is within the limit
-  // (a new counter row is created at the amount unchecked; on any error the caller rolls back).
+  // The amount alone within each limit first: a new counter row is created at the amount
+  // unchecked (on any error the caller rolls back).
+  for (const auto& [period, limit] : periods) {
+    if (!amount || model::compare(*amount, *limit) > 0) return over_limit(period, *limit);
+  }
+  const auto daily = model::format_decimal(limits.daily_usd);
+  const auto monthly = model::format_decimal(limits.monthly_usd);
+  const std::string mode_text(model::mode_name(mode));
+  if (pg::grouped(tx)) {
+    pg::defer_row(tx, kReserveDeferred, pg::LockOrder::spend_counters,
+                  {std::string(org_id), mode_text, amount_usd, daily, monthly});
+    return model::ok_status();
+  }
+  // A period fits when its counter took the amount.
   std::vector<std::string> fitted;
-  if (amount) {
-    for (const auto& row : pg::exec(
-             tx, kReserve, std::string(org_id), std::string(model::mode_name(mode)), amount_usd,
-             model::format_decimal(limits.daily_usd), model::format_decimal(limits.monthly_usd))) {
-      fitted.push_back(row[0].as<std::string>());
-    }
+  for (const auto& row :
+       pg::exec(tx, kReserve, std::string(org_id), mode_text, amount_usd, daily, monthly)) {
+    fitted.push_back(row[0].as<std::string>());
   }
   for (const auto& [period, limit] : periods) {
-    if (!amount || model::compare(*amount, *limit) > 0 ||
-        std::find(fitted.begin(), fitted.end(), period) == fitted.end()) {
-      return model::Error::make(model::ErrorCode::limit_exceeded,
-                                std::string("This payout would exceed the organization's ") +
-                                    (std::string(period) == "day" ? "daily" : "monthly") +
-                                    " limit of " + model::format_decimal(*limit) + " USD.");
+    if (std::find(fitted.begin(), fitted.end(), period) == fitted.end()) {
+      return over_limit(period, *limit);
     }
   }
   return model::ok_status();

@@ -2,8 +2,10 @@
 // requests that wait while a group is written are written together in one transaction; a refused
 // request (insufficient_balance, limit_exceeded, a failing statement) is rolled back alone and
 // the rest of its group commits; two requests with one Idempotency-Key in one group create one
-// payout; a request that finds a slot free is written alone at once. And the create's first
-// statement (claimed_create.h): it reads the limit overrides of its own organization and mode.
+// payout; a request that finds a slot free is written alone at once. A group's first pass writes
+// its holds and spend reservations at the commit; when their sums do not fit a balance or a limit
+// together, only the request that does not fit is refused. And the create's first statement
+// (claimed_create.h): it reads the limit overrides of its own organization and mode.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -294,6 +296,111 @@ TEST_F(GroupedWrites, ACreateReadsTheLimitOverridesOfItsOwnModeWithItsClaim) {
   ASSERT_TRUE(replayed->existing.has_value());
   EXPECT_EQ(replayed->existing->resource_id, within->created->resource.id);
   EXPECT_EQ(count("payouts", "id = '" + again.id + "'"), "0");
+}
+
+// The group's first pass defers every hold and spend reservation to its commit (pg::grouped):
+// neither the balance nor the counters change before the flush, and both take the group's sums
+// at it, one entry per payout.
+TEST_F(GroupedWrites, InAGroupsFirstPassHoldsAndReservationsAreWrittenAtTheCommit) {
+  const auto org_id = new_organization();
+  const std::vector<payouts::NewPayout> requests{payout(org_id, "1.50"), payout(org_id, "2.25")};
+  const auto in_tx = [&](pqxx::work& tx, const std::string& sql) {
+    return tx.exec1(sql)[0].as<std::string>();
+  };
+  const auto held_sql = "SELECT held::numeric(20,2)::text FROM balances WHERE org_id = '" + org_id +
+                        "' AND mode = 'test' AND asset = 'USDC'";
+  const auto day_sql =
+      "SELECT coalesce(sum(amount_usd), 0)::numeric(20,2)::text FROM "
+      "spend_counters WHERE org_id = '" +
+      org_id + "' AND period = 'day'";
+  std::vector<std::string> seen;
+  const auto written = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    infra::pg::mark_grouped(tx);
+    for (const auto& request : requests) {
+      auto created = payouts::create(tx, request);
+      if (!created.ok()) return created.error();
+    }
+    seen = {in_tx(tx, held_sql), in_tx(tx, day_sql)};
+    infra::pg::flush_deferred(tx);
+    seen.push_back(in_tx(tx, held_sql));
+    seen.push_back(in_tx(tx, day_sql));
+    return model::ok_status();
+  });
+
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  EXPECT_EQ(seen, (std::vector<std::string>{"0.00", "0.00", "3.75", "3.75"}));
+  EXPECT_EQ(held(org_id), "3.75");
+  EXPECT_EQ(count("journal_entries", "org_id = '" + org_id + "' AND kind = 'hold'"), "2");
+}
+
+TEST_F(GroupedWrites, AGroupWhoseHoldsTogetherPassTheBalanceRefusesOnlyTheOneThatDoesNotFit) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto org_id = new_organization();  // 1,000,000 USDC
+  ASSERT_TRUE(spend::set_overrides(*pool_, org_id, model::Mode::test,
+                                   {.per_payout_usd = "5000000", .daily_usd = "5000000"})
+                  .ok());
+  // Each fits the balance alone; any two of the last three fit it together, not all three. Which
+  // one is refused depends on the order the three joined the group in.
+  const std::vector<payouts::NewPayout> requests{
+      payout(org_id, "1.00"), payout(org_id, "400000.00"), payout(org_id, "400000.00"),
+      payout(org_id, "400000.00")};
+
+  const auto outcomes = write_behind_first(writes, requests);
+
+  ASSERT_TRUE(outcomes[0].ok()) << outcomes[0].error().message;
+  std::vector<payouts::NewPayout> committed{requests[0]};
+  int refused = 0;
+  for (std::size_t i : {1, 2, 3}) {
+    if (outcomes[i].ok()) {
+      committed.push_back(requests[i]);
+      continue;
+    }
+    ++refused;
+    EXPECT_EQ(outcomes[i].error().code, model::ErrorCode::insufficient_balance);
+    EXPECT_EQ(count("payouts", "id = '" + requests[i].id + "'"), "0");
+  }
+  EXPECT_EQ(refused, 1);
+  EXPECT_EQ(transactions_of(committed), 2);  // the first alone, the two others together
+  EXPECT_EQ(held(org_id), "800001.00");
+  EXPECT_EQ(database_->scalar("SELECT amount_usd::numeric(20,2)::text FROM spend_counters WHERE "
+                              "org_id = '" +
+                              org_id + "' AND period = 'day'"),
+            "800001.00");
+}
+
+TEST_F(GroupedWrites, AGroupWhoseReservationsTogetherPassALimitRefusesOnlyTheOneThatDoesNotFit) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto org_id = new_organization();
+  const auto other = new_organization();
+  ASSERT_TRUE(spend::set_overrides(*pool_, org_id, model::Mode::test, {.daily_usd = "1000"}).ok());
+  // Each fits the daily limit alone, and so does the sum of org_id's three after the first (900);
+  // with what the first reserved (300) any two of them fit it, not all three. The other
+  // organization's reservation in the same group is not refused.
+  const std::vector<payouts::NewPayout> requests{payout(org_id, "300.00"), payout(org_id, "300.00"),
+                                                 payout(other, "700.00"), payout(org_id, "300.00"),
+                                                 payout(org_id, "300.00")};
+
+  const auto outcomes = write_behind_first(writes, requests);
+
+  for (std::size_t i : {0, 2}) ASSERT_TRUE(outcomes[i].ok()) << outcomes[i].error().message;
+  int refused = 0;
+  for (std::size_t i : {1, 3, 4}) {
+    if (outcomes[i].ok()) continue;
+    ++refused;
+    EXPECT_EQ(outcomes[i].error().code, model::ErrorCode::limit_exceeded);
+    EXPECT_NE(outcomes[i].error().message.find("daily limit of 1000 USD"), std::string::npos);
+    EXPECT_EQ(count("payouts", "id = '" + requests[i].id + "'"), "0");
+  }
+  EXPECT_EQ(refused, 1);
+  const auto day = [&](const std::string& org) {
+    return database_->scalar(
+        "SELECT amount_usd::numeric(20,2)::text FROM spend_counters WHERE "
+        "org_id = '" +
+        org + "' AND period = 'day'");
+  };
+  EXPECT_EQ(day(org_id), "900.00");
+  EXPECT_EQ(day(other), "700.00");
+  EXPECT_EQ(held(org_id), "900.00");
 }
 
 }  // namespace
