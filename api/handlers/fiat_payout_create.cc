@@ -217,7 +217,8 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
   auto outcome = services.creates->write_one<fiat_payouts::CreateOutcome>(
       infra::repositories::ledger::balance_key(request->scope.org_id, request->scope.mode,
                                                fiat_payouts::kFundingAsset),
-      [&](pqxx::work& tx) { return fiat_payouts::create(tx, *request); });
+      [&](pqxx::work& tx) { return fiat_payouts::create(tx, *request); },
+      fiat_payouts::create_ahead(*request));
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
     return screened_create::respond_existing(*context, std::move(responder), kFiatPayoutResource,

@@ -146,7 +146,8 @@ void create_payout(ContextPtr context, Responder responder) {
   auto outcome = services.creates->write_one<payouts::CreateOutcome>(
       infra::repositories::ledger::balance_key(request->scope.org_id, request->scope.mode,
                                                request->currency),
-      [&](pqxx::work& tx) { return payouts::create(tx, *request); });
+      [&](pqxx::work& tx) { return payouts::create(tx, *request); },
+      payouts::create_ahead(*request));
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
     return screened_create::respond_existing(*context, std::move(responder), kPayoutResource, keyed,

@@ -1,6 +1,7 @@
 #include "infra/pg/grouped_writes.h"
 
 #include <algorithm>
+#include <map>
 
 #include "infra/log/log.h"
 #include "infra/metrics/metrics.h"
@@ -10,6 +11,24 @@ namespace {
 
 void set_all(std::vector<GroupedWrites::Request*>& group, const model::Status& status) {
   for (auto* request : group) request->status = status;
+}
+
+std::string ahead_key(const Statement& statement, const std::string& key) {
+  return std::string("ahead\x1f") + statement.name + '\x1f' + key;
+}
+
+// Each statement the group's requests read ahead, once for all of them (in group order); each
+// returned row is kept for the request its first column names.
+void read_ahead(pqxx::work& tx, const std::vector<GroupedWrites::Request*>& group) {
+  std::map<const Statement*, std::vector<DeferredRow>> rows;
+  for (const auto* request : group) {
+    if (request->ahead) rows[request->ahead->statement].push_back(request->ahead->row);
+  }
+  for (const auto& [statement, statement_rows] : rows) {
+    for (const auto& row : exec_rows(tx, *statement, statement_rows)) {
+      keep_locked_row(tx, ahead_key(*statement, row[0].as<std::string>()), row);
+    }
+  }
 }
 
 // One request's step in the savepoint pass. A failure of its own becomes the error a request
@@ -117,6 +136,14 @@ void GroupedWrites::write_fast_or_isolated(std::vector<Request*>& group) {
   const auto fast = pool_.transact([&](pqxx::work& tx) -> model::Status {
     refused = false;
     mark_grouped(tx);
+    if (auto ahead = guarded([&] {
+          read_ahead(tx, group);
+          return model::ok_status();
+        });
+        !ahead.ok()) {
+      refused = true;
+      return ahead;
+    }
     for (auto* request : group) {
       auto status = guarded([&] { return request->apply(tx); });
       if (!status.ok()) {
@@ -139,6 +166,11 @@ void GroupedWrites::write_fast_or_isolated(std::vector<Request*>& group) {
   const auto isolated = pool_.transact([&](pqxx::work& tx) { return write_isolated(tx, group); });
   if (!isolated.ok()) set_all(group, isolated);
   metrics::record_write_group(pool_name, group.size(), "isolated");
+}
+
+std::optional<pqxx::row> take_ahead(pqxx::work& tx, const Statement& statement,
+                                    const std::string& key) {
+  return take_locked_row(tx, ahead_key(statement, key));
 }
 
 }  // namespace payrail::infra::pg

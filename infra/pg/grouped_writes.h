@@ -17,6 +17,13 @@
 // database itself (lost connection, deadlock, serialization) is the group's: Pool::transact
 // retries the whole group, or every request gets the error.
 //
+// A request may also name one row of a set-based statement to read ahead (Request::ahead): the
+// fast pass runs each such statement once for the whole group, before any request is applied,
+// and keeps each returned row for its request (take_ahead), whose own code then runs no
+// statement for it. That is how a group's creates claim their keys and insert their rows with
+// one statement. A failure of the statement is treated as a refusal: the savepoint pass, which
+// reads nothing ahead, finds the request it belongs to.
+//
 // The requests of a group are written in the order of their lock keys (their organization's
 // balance), stable for equal keys, so two groups take those row locks in the same order.
 #pragma once
@@ -44,9 +51,17 @@ class GroupedWrites {
  public:
   // One request: `apply` runs in the group's transaction (possibly more than once: a retried
   // transaction, the savepoint pass) and keeps its own outcome; an error result refuses it.
+  // A row of `statement` to read ahead in the fast pass. The statement returns one row per
+  // request, its first column the key the request takes it by (take_ahead).
+  struct Ahead {
+    const Statement* statement;
+    DeferredRow row;
+  };
+
   struct Request {
     std::string lock_key;
     std::function<model::Status(pqxx::work& tx)> apply;
+    std::optional<Ahead> ahead;
     model::Status status = model::ok_status();  // after the transaction ended
     bool done = false;
   };
@@ -61,7 +76,8 @@ class GroupedWrites {
 
   // Runs `apply` (returning a model::Result) grouped, and returns its committed outcome.
   template <class Outcome, class Apply>
-  model::Result<Outcome> write_one(std::string lock_key, Apply&& apply);
+  model::Result<Outcome> write_one(std::string lock_key, Apply&& apply,
+                                   std::optional<Ahead> ahead = std::nullopt);
 
   // Requests waiting for a group (not yet being written).
   std::size_t waiting();
@@ -79,15 +95,23 @@ class GroupedWrites {
   std::size_t writing_ = 0;  // groups being written
 };
 
+// The row the fast pass read ahead for the request whose key is `key` (GroupedWrites::Ahead), if
+// this transaction read one: handed out once.
+std::optional<pqxx::row> take_ahead(pqxx::work& tx, const Statement& statement,
+                                    const std::string& key);
+
 template <class Outcome, class Apply>
-model::Result<Outcome> GroupedWrites::write_one(std::string lock_key, Apply&& apply) {
+model::Result<Outcome> GroupedWrites::write_one(std::string lock_key, Apply&& apply,
+                                                std::optional<Ahead> ahead) {
   std::optional<Outcome> outcome;
-  Request request{std::move(lock_key), [&](pqxx::work& tx) -> model::Status {
+  Request request{std::move(lock_key),
+                  [&](pqxx::work& tx) -> model::Status {
                     auto result = apply(tx);
                     if (!result.ok()) return result.error();
                     outcome = std::move(result.value());
                     return model::ok_status();
-                  }};
+                  },
+                  std::move(ahead)};
   if (auto status = write(request); !status.ok()) return status.error();
   return std::move(*outcome);
 }

@@ -74,25 +74,9 @@ DeferredWrite& write_for(Frame& frame, const Statement& statement, LockOrder ord
   return frame.writes.emplace_back(DeferredWrite{&statement, order, on_returned, {}});
 }
 
-// One execution for all the rows: column i of every row becomes array parameter $i+1.
 void write(pqxx::work& tx, const DeferredWrite& deferred) {
   if (deferred.rows.empty()) return;
-  const auto width = deferred.rows.front().size();
-  std::vector<std::string> arrays;
-  for (std::size_t column = 0; column < width; ++column) {
-    std::vector<std::optional<std::string>> values;
-    for (const auto& row : deferred.rows) {
-      if (row.size() != width) {
-        throw std::logic_error(std::string("deferred rows of different widths for ") +
-                               deferred.statement->name);
-      }
-      values.push_back(row[column]);
-    }
-    arrays.push_back(sql_array(values));
-  }
-  tx.conn().prepare(deferred.statement->name, deferred.statement->sql);
-  const auto returned =
-      tx.exec_prepared(deferred.statement->name, pqxx::prepare::make_dynamic_params(arrays));
+  const auto returned = exec_rows(tx, *deferred.statement, deferred.rows);
   if (deferred.on_returned) {
     for (const auto& row : returned) deferred.on_returned(row);
     return;
@@ -104,6 +88,25 @@ void write(pqxx::work& tx, const DeferredWrite& deferred) {
 }
 
 }  // namespace
+
+// One execution for all the rows: column i of every row becomes array parameter $i+1.
+pqxx::result exec_rows(pqxx::work& tx, const Statement& statement,
+                       const std::vector<DeferredRow>& rows) {
+  const auto width = rows.empty() ? 0 : rows.front().size();
+  std::vector<std::string> arrays;
+  for (std::size_t column = 0; column < width; ++column) {
+    std::vector<std::optional<std::string>> values;
+    for (const auto& row : rows) {
+      if (row.size() != width) {
+        throw std::logic_error(std::string("rows of different widths for ") + statement.name);
+      }
+      values.push_back(row[column]);
+    }
+    arrays.push_back(sql_array(values));
+  }
+  tx.conn().prepare(statement.name, statement.sql);
+  return tx.exec_prepared(statement.name, pqxx::prepare::make_dynamic_params(arrays));
+}
 
 void after_commit(std::function<void()> hook) {
   if (t_frames.empty()) {

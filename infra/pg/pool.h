@@ -98,6 +98,10 @@ using ReturnedRowHandler = void (*)(const pqxx::row& row);
 void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, DeferredRow row,
                ReturnedRowHandler on_returned = nullptr);
 void flush_deferred(pqxx::work& tx);
+// Runs `statement` once for `rows` as a deferred write runs it (column i of every row becomes
+// array parameter $i+1) and returns what it returned.
+pqxx::result exec_rows(pqxx::work& tx, const Statement& statement,
+                       const std::vector<DeferredRow>& rows);
 // Whether a row deferred for `statement` and not written yet (in this transaction or one of its
 // savepoints) matches `match`: what a later write of the same kind must know before the commit.
 bool any_deferred(const pqxx::work& tx, const Statement& statement,

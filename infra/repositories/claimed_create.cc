@@ -8,12 +8,9 @@ namespace {
 constexpr int kTrailingColumns = 5;  // whether claimed, then the four overrides
 }  // namespace
 
-model::Result<Claimed> read(pqxx::work& tx, const idempotency::Scope& scope,
-                            const pqxx::result& rows, const std::string& amount_usd) {
-  if (rows.size() != 1 || rows.columns() < kTrailingColumns) {
-    throw std::logic_error("a claimed create returned no row");
-  }
-  const auto& row = rows[0];
+model::Result<Claimed> read(pqxx::work& tx, const idempotency::Scope& scope, const pqxx::row& row,
+                            const std::string& amount_usd) {
+  if (row.size() < kTrailingColumns) throw std::logic_error("a claimed create returned no row");
   const int claimed_column = static_cast<int>(row.size()) - kTrailingColumns;
   if (!row[claimed_column].as<bool>()) {
     auto existing = idempotency::find(tx, scope);

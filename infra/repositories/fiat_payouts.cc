@@ -66,6 +66,23 @@ constexpr pg::Statement kCreate{
         "$13::text, $14::numeric, $15::numeric, $16::timestamptz, $17::numeric, $18::text, 0 "
         "FROM claimed RETURNING " PAYRAIL_FIAT_PAYOUT_COLUMNS)};
 
+// The same for a group of creates, read ahead by its first pass (claimed_create.h).
+constexpr pg::Statement kCreateAhead{
+    "fiat_payouts_create_ahead",
+    PAYRAIL_CLAIMED_CREATES(
+        "$7::numeric[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], "
+        "$13::text[], $14::numeric[], $15::numeric[], $16::timestamptz[], $17::numeric[], "
+        "$18::text[]",
+        "amount, currency, country, beneficiary_name, account_type, account_sealed, "
+        "account_masked, usdc_amount, rate, rate_as_of, amount_usd, metadata",
+        "INSERT INTO fiat_payouts (id, org_id, mode, status, amount, currency, country, "
+        "beneficiary_name, account_type, account_sealed, account_masked, usdc_amount, rate, "
+        "rate_as_of, amount_usd, metadata, event_sequence) SELECT id, org_id, mode, 'pending', "
+        "amount, currency, country, beneficiary_name, account_type, decode(account_sealed, "
+        "'hex'), account_masked, usdc_amount, rate, rate_as_of, amount_usd, metadata, 0 FROM "
+        "request WHERE id IN (SELECT resource_id FROM claimed) ORDER BY position "
+        "RETURNING " PAYRAIL_FIAT_PAYOUT_COLUMNS)};
+
 constexpr pg::Statement kUpdate{
     "fiat_payouts_update",
     "UPDATE fiat_payouts SET status = $2, event_sequence = event_sequence + $3, "
@@ -213,13 +230,22 @@ std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& cur
   return after;
 }
 
+pg::GroupedWrites::Ahead create_ahead(const NewFiatPayout& request) {
+  return claimed_create::ahead(kCreateAhead, request.scope, request.endpoint, request.request_hash,
+                               request.id, request.amount, request.currency, request.country,
+                               request.beneficiary_name, request.account_type,
+                               crypto::hex_encode(request.account_sealed),
+                               request.account_masked_json, request.usdc_amount, request.rate,
+                               request.rate_as_of, request.amount_usd, request.metadata_json);
+}
+
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request) {
   const auto& id = request.id;
   const auto& scope = request.scope;
   auto claimed = claimed_create::run(
-      tx, kCreate, scope, request.endpoint, request.request_hash, id, request.amount_usd,
-      request.amount, request.currency, request.country, request.beneficiary_name,
-      request.account_type,
+      tx, kCreate, kCreateAhead, scope, request.endpoint, request.request_hash, id,
+      request.amount_usd, request.amount, request.currency, request.country,
+      request.beneficiary_name, request.account_type,
       pqxx::binarystring(request.account_sealed.data(), request.account_sealed.size()),
       request.account_masked_json, request.usdc_amount, request.rate, request.rate_as_of,
       request.amount_usd, request.metadata_json);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "infra/pg/grouped_writes.h"
 #include "infra/pg/pool.h"
 #include "infra/repositories/idempotency.h"
 #include "infra/repositories/listing.h"
@@ -93,6 +94,9 @@ struct CreateOutcome {
 // hold other creates (pg::GroupedWrites, keyed by ledger::balance_key of USDC): a refusal is an
 // error result, and the caller rolls back what it wrote.
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request);
+// The claim and insert of create(), to read ahead with the other creates of a group
+// (pg::GroupedWrites::Ahead): create() then takes that row instead of running its statement.
+pg::GroupedWrites::Ahead create_ahead(const NewFiatPayout& request);
 
 // Records the partner's answer to the send (sent_at now, and when accepted its reference and
 // tracking.estimated_settlement `settlement_minutes` later) unless an answer is already recorded:

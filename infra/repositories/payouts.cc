@@ -91,6 +91,17 @@ constexpr pg::Statement kCreate{
         "$7::numeric, $8::text, $9::text, $10::text, $11::text, $12::numeric, 1 FROM claimed "
         "RETURNING " PAYRAIL_PAYOUT_COLUMNS)};
 
+// The same for a group of creates, read ahead by its first pass (claimed_create.h).
+constexpr pg::Statement kCreateAhead{
+    "payouts_create_ahead",
+    PAYRAIL_CLAIMED_CREATES(
+        "$7::numeric[], $8::text[], $9::text[], $10::text[], $11::text[], $12::numeric[]",
+        "amount, currency, network, address, metadata, amount_usd",
+        "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
+        "metadata, amount_usd, event_sequence) SELECT id, org_id, mode, 'pending', amount, "
+        "currency, network, address, metadata, amount_usd, 1 FROM request WHERE id IN (SELECT "
+        "resource_id FROM claimed) ORDER BY position RETURNING " PAYRAIL_PAYOUT_COLUMNS)};
+
 // Deferred to the end of the transaction (pg::defer_row): a worker batch's transitions are one
 // statement. Returns what the stage metrics count (resource_transitions::count_logged).
 constexpr pg::Statement kLogTransitions{
@@ -228,12 +239,18 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
   return after;
 }
 
+pg::GroupedWrites::Ahead create_ahead(const NewPayout& request) {
+  return claimed_create::ahead(kCreateAhead, request.scope, request.endpoint, request.request_hash,
+                               request.id, request.amount, request.currency, request.network,
+                               request.address, request.metadata_json, request.amount_usd);
+}
+
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request) {
   const auto& id = request.id;
   const auto& scope = request.scope;
   auto claimed =
-      claimed_create::run(tx, kCreate, scope, request.endpoint, request.request_hash, id,
-                          request.amount_usd, request.amount, request.currency, request.network,
+      claimed_create::run(tx, kCreate, kCreateAhead, scope, request.endpoint, request.request_hash,
+                          id, request.amount_usd, request.amount, request.currency, request.network,
                           request.address, request.metadata_json, request.amount_usd);
   if (!claimed.ok()) return claimed.error();
   if (claimed->existing) return CreateOutcome{std::nullopt, std::move(claimed->existing)};

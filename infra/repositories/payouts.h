@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "infra/pg/grouped_writes.h"
 #include "infra/pg/pool.h"
 #include "infra/repositories/idempotency.h"
 #include "infra/repositories/listing.h"
@@ -89,6 +90,9 @@ struct CreateOutcome {
 // other creates (pg::GroupedWrites, keyed by ledger::balance_key of the payout's currency): a
 // refusal is an error result, and the caller rolls back what it wrote.
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request);
+// The claim and insert of create(), to read ahead with the other creates of a group
+// (pg::GroupedWrites::Ahead): create() then takes that row instead of running its statement.
+pg::GroupedWrites::Ahead create_ahead(const NewPayout& request);
 
 // Intent-named operations of the API. Errors: resource_missing (not this organization's),
 // payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).

@@ -9,11 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 
+#include "infra/crypto/crypto.h"
 #include "infra/ids.h"
 #include "infra/pg/grouped_writes.h"
+#include "infra/repositories/fiat_payouts.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/payouts.h"
 #include "infra/repositories/spend.h"
@@ -22,6 +25,7 @@
 namespace payrail::testing {
 namespace {
 
+namespace fiat_payouts = infra::repositories::fiat_payouts;
 namespace ledger = infra::repositories::ledger;
 namespace payouts = infra::repositories::payouts;
 namespace spend = infra::repositories::spend;
@@ -72,26 +76,36 @@ class GroupedWrites : public ::testing::Test {
   }
 
   // Writes requests[0] first and holds its transaction open until every other request waits, so
-  // that those are written as one group (max_requests permitting). Returns each one's outcome.
+  // that those are written as one group (max_requests permitting), each reading its claim and
+  // insert ahead as the API's creates do. `before` runs in each request's transaction before its
+  // create. Returns each one's outcome.
+  using Before = std::function<void(pqxx::work& tx, std::size_t index)>;
   static std::vector<Outcome> write_behind_first(infra::pg::GroupedWrites& writes,
-                                                 const std::vector<payouts::NewPayout>& requests) {
+                                                 const std::vector<payouts::NewPayout>& requests,
+                                                 const Before& before = {}) {
     std::vector<std::optional<Outcome>> outcomes(requests.size());
     std::atomic<bool> first_started = false;
+    const auto create = [&](pqxx::work& tx, std::size_t i) {
+      if (before) before(tx, i);
+      return payouts::create(tx, requests[i]);
+    };
     std::vector<std::thread> threads;
     threads.emplace_back([&] {
-      outcomes[0] =
-          writes.write_one<payouts::CreateOutcome>(lock_key(requests[0]), [&](pqxx::work& tx) {
+      outcomes[0] = writes.write_one<payouts::CreateOutcome>(
+          lock_key(requests[0]),
+          [&](pqxx::work& tx) {
             first_started = true;
             while (writes.waiting() < requests.size() - 1) std::this_thread::yield();
-            return payouts::create(tx, requests[0]);
-          });
+            return create(tx, 0);
+          },
+          payouts::create_ahead(requests[0]));
     });
     while (!first_started) std::this_thread::yield();
     for (std::size_t i = 1; i < requests.size(); ++i) {
       threads.emplace_back([&, i] {
         outcomes[i] = writes.write_one<payouts::CreateOutcome>(
-            lock_key(requests[i]),
-            [&, i](pqxx::work& tx) { return payouts::create(tx, requests[i]); });
+            lock_key(requests[i]), [&, i](pqxx::work& tx) { return create(tx, i); },
+            payouts::create_ahead(requests[i]));
       });
     }
     for (auto& thread : threads) thread.join();
@@ -401,6 +415,121 @@ TEST_F(GroupedWrites, AGroupWhoseReservationsTogetherPassALimitRefusesOnlyTheOne
   EXPECT_EQ(day(org_id), "900.00");
   EXPECT_EQ(day(other), "700.00");
   EXPECT_EQ(held(org_id), "900.00");
+}
+
+// The group's first pass claims every key and inserts every payout with one statement before
+// any create runs: each create of the group finds all the group's payouts written already.
+TEST_F(GroupedWrites, AGroupsCreatesClaimAndInsertWithOneStatementBeforeAnyOfThemRuns) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto org_id = new_organization();
+  std::vector<payouts::NewPayout> requests;
+  for (int i = 0; i < 4; ++i) requests.push_back(payout(org_id, "1.00"));
+  requests[2].metadata_json = R"({"note":"it's \"quoted\", {braced}, back\\slashed"})";
+  std::string group_ids;
+  for (std::size_t i = 1; i < requests.size(); ++i) {
+    group_ids += (group_ids.empty() ? "'" : ",'") + requests[i].id + "'";
+  }
+  std::vector<std::string> seen(requests.size());
+
+  const auto outcomes = write_behind_first(writes, requests, [&](pqxx::work& tx, std::size_t i) {
+    seen[i] = tx.exec1("SELECT count(*) FROM payouts WHERE id IN (" + group_ids + ")")[0]
+                  .as<std::string>();
+  });
+
+  for (const auto& outcome : outcomes) {
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    ASSERT_TRUE(outcome->created.has_value());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"0", "3", "3", "3"}));
+  EXPECT_EQ(transactions_of(requests), 2);
+  // Each create got its own row back, as its statement alone returns it.
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const auto& created = *outcomes[i]->created;
+    EXPECT_EQ(created.resource.id, requests[i].id);
+    EXPECT_EQ(created.resource.metadata_json, requests[i].metadata_json);
+    EXPECT_EQ(created.resource.status, "pending");
+    EXPECT_FALSE(created.resource.created_at.empty());
+    EXPECT_EQ(database_->scalar("SELECT encode(request_hash, 'escape') FROM idempotency_keys "
+                                "WHERE resource_id = '" +
+                                requests[i].id + "'"),
+              requests[i].request_hash);
+  }
+  EXPECT_EQ(held(org_id), "4.00");
+}
+
+// A fiat payout's group statement writes the same row as its create alone: the sealed account's
+// bytes (any byte, through hex), the rate's time and the masked account.
+TEST_F(GroupedWrites, AGroupsFiatPayoutCreatesReadAheadWriteTheRowsTheirCreatesWouldWrite) {
+  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  const auto org_id = new_organization();
+  std::vector<fiat_payouts::NewFiatPayout> requests;
+  for (int i = 0; i < 3; ++i) {
+    fiat_payouts::NewFiatPayout request;
+    request.id = infra::new_id("fpo_");
+    request.scope = {org_id, model::Mode::test, "fiat-key-" + request.id};
+    request.endpoint = "POST /v1/fiat-payouts";
+    request.request_hash = std::string("\x00\xff\x01'\"{", 6) + request.id;
+    request.amount = "100.00";
+    request.currency = "CAD";
+    request.country = "CA";
+    request.beneficiary_name = "Zoë O'Brien, \"the\" payee";
+    request.account_type = "eft";
+    request.account_sealed = std::string("\x00\x01\xfe\xff\\{}\",'", 10) + std::string(30, 'x');
+    request.account_masked_json = R"({"account_number":"••••6789"})";
+    request.usdc_amount = "73.529412";
+    request.rate = "1.36";
+    request.rate_as_of = "2026-11-24T10:00:00Z";
+    request.amount_usd = "73.53";
+    requests.push_back(std::move(request));
+  }
+  std::vector<std::optional<model::Result<fiat_payouts::CreateOutcome>>> outcomes(3);
+  std::atomic<bool> first_started = false;
+  std::vector<std::thread> threads;
+  const auto key = ledger::balance_key(org_id, model::Mode::test, "USDC");
+  threads.emplace_back([&] {
+    outcomes[0] = writes.write_one<fiat_payouts::CreateOutcome>(
+        key,
+        [&](pqxx::work& tx) {
+          first_started = true;
+          while (writes.waiting() < 2) std::this_thread::yield();
+          return fiat_payouts::create(tx, requests[0]);
+        },
+        fiat_payouts::create_ahead(requests[0]));
+  });
+  while (!first_started) std::this_thread::yield();
+  for (std::size_t i = 1; i < 3; ++i) {
+    threads.emplace_back([&, i] {
+      outcomes[i] = writes.write_one<fiat_payouts::CreateOutcome>(
+          key, [&, i](pqxx::work& tx) { return fiat_payouts::create(tx, requests[i]); },
+          fiat_payouts::create_ahead(requests[i]));
+    });
+  }
+  for (auto& thread : threads) thread.join();
+
+  const auto row_of = [&](const std::string& id) {
+    return database_->scalar(
+        "SELECT concat_ws('|', encode(f.account_sealed, 'hex'), f.beneficiary_name, "
+        "f.account_masked, f.usdc_amount, f.rate, f.rate_as_of AT TIME ZONE 'UTC', f.amount_usd, "
+        "encode(k.request_hash, 'hex')) FROM fiat_payouts f JOIN idempotency_keys k ON "
+        "k.resource_id = f.id WHERE f.id = '" +
+        id + "'");
+  };
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(outcomes[i]->ok()) << outcomes[i]->error().message;
+    ASSERT_TRUE((*outcomes[i])->created.has_value());
+    EXPECT_EQ((*outcomes[i])->created->resource.id, requests[i].id);
+  }
+  // The first was written alone, by its own statement; the two others by the group's.
+  const auto alone = row_of(requests[0].id);
+  const auto& sealed = requests[0].account_sealed;
+  EXPECT_EQ(alone.substr(0, sealed.size() * 2), infra::crypto::hex_encode(sealed));
+  for (std::size_t i = 1; i < 3; ++i) {
+    auto grouped = row_of(requests[i].id);
+    EXPECT_EQ(grouped.substr(0, grouped.rfind('|')), alone.substr(0, alone.rfind('|')));
+    EXPECT_EQ(grouped.substr(grouped.rfind('|') + 1),
+              infra::crypto::hex_encode(requests[i].request_hash));
+  }
+  EXPECT_EQ(held(org_id), "220.59");
 }
 
 }  // namespace
