@@ -49,8 +49,6 @@ struct GroupOptions {
 
 class GroupedWrites {
  public:
-  // One request: `apply` runs in the group's transaction (possibly more than once: a retried
-  // transaction, the savepoint pass) and keeps its own outcome; an error result refuses it.
   // A row of `statement` to read ahead in the fast pass. The statement returns one row per
   // request, its first column the key the request takes it by (take_ahead).
   struct Ahead {
@@ -58,6 +56,8 @@ class GroupedWrites {
     DeferredRow row;
   };
 
+  // One request: `apply` runs in the group's transaction (possibly more than once: a retried
+  // transaction, the savepoint pass) and keeps its own outcome; an error result refuses it.
   struct Request {
     std::string lock_key;
     std::function<model::Status(pqxx::work& tx)> apply;
