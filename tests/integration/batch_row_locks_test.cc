@@ -19,7 +19,7 @@
 #include "infra/repositories/broadcasts.h"
 #include "infra/repositories/payouts.h"
 #include "infra/runtime/worker.h"
-#include "tests/support/database.h"
+#include "tests/support/database_suite.h"
 #include "workers/execution/execute_payout.h"
 
 namespace payrail::testing {
@@ -28,16 +28,11 @@ namespace {
 namespace broadcasts = infra::repositories::broadcasts;
 namespace payouts = infra::repositories::payouts;
 
-class BatchRowLocks : public ::testing::Test {
+class BatchRowLocks : public DatabaseSuite<2> {
  protected:
   static void SetUpTestSuite() {
-    database_ = new TestDatabase();
+    DatabaseSuite::SetUpTestSuite();
     database_->add_organization(kOrg);
-    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
-  }
-  static void TearDownTestSuite() {
-    delete pool_;
-    delete database_;
   }
 
   // A payout of its own in `status` (event_sequence 1).
@@ -116,11 +111,7 @@ class BatchRowLocks : public ::testing::Test {
   }
 
   static constexpr const char* kOrg = "org_batch_row_locks";
-  static TestDatabase* database_;
-  static infra::pg::Pool* pool_;
 };
-TestDatabase* BatchRowLocks::database_ = nullptr;
-infra::pg::Pool* BatchRowLocks::pool_ = nullptr;
 
 TEST_F(BatchRowLocks, EveryPayoutIsLockedBeforeTheFirstMessageAndEachGetsItsOwnRow) {
   const std::vector<std::string> ids{new_payout(), new_payout(), new_payout()};

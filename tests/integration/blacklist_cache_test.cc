@@ -6,7 +6,7 @@
 
 #include "infra/pg/pool.h"
 #include "infra/repositories/blacklist.h"
-#include "tests/support/database.h"
+#include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
@@ -14,17 +14,8 @@ namespace {
 namespace blacklist = infra::repositories::blacklist;
 using Kept = std::shared_ptr<const blacklist::Entries>;
 
-class BlacklistCache : public ::testing::Test {
+class BlacklistCache : public DatabaseSuite<2> {
  protected:
-  static void SetUpTestSuite() {
-    database_ = new TestDatabase();
-    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
-  }
-  static void TearDownTestSuite() {
-    delete pool_;
-    delete database_;
-  }
-
   static Kept current(blacklist::Cache& cache) {
     auto read = pool_->autocommit(
         [&](pqxx::nontransaction& tx) -> model::Result<Kept> { return cache.current(tx); });
@@ -38,9 +29,6 @@ class BlacklistCache : public ::testing::Test {
   static void remove(const std::string& address) {
     ASSERT_TRUE(blacklist::remove(*pool_, "address", address).ok());
   }
-
-  static inline TestDatabase* database_ = nullptr;
-  static inline infra::pg::Pool* pool_ = nullptr;
 };
 
 TEST_F(BlacklistCache, EntriesAreKeptWhileUnchangedAndReadAgainAfterAnyChange) {

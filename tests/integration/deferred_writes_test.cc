@@ -15,7 +15,7 @@
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/spend.h"
 #include "infra/runtime/worker.h"
-#include "tests/support/database.h"
+#include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
@@ -25,17 +25,8 @@ namespace ledger = infra::repositories::ledger;
 namespace spend = infra::repositories::spend;
 using ledger::Movement;
 
-class DeferredWrites : public ::testing::Test {
+class DeferredWrites : public DatabaseSuite<2> {
  protected:
-  static void SetUpTestSuite() {
-    database_ = new TestDatabase();
-    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
-  }
-  static void TearDownTestSuite() {
-    delete pool_;
-    delete database_;
-  }
-
   // Runs `work` in one Pool::transact, which commits unless the work throws or the commit fails.
   template <class Work>
   static model::Status run(Work&& work) {
@@ -94,9 +85,6 @@ class DeferredWrites : public ::testing::Test {
       ASSERT_TRUE(held.ok());
     }
   }
-
-  inline static TestDatabase* database_ = nullptr;
-  inline static infra::pg::Pool* pool_ = nullptr;
 };
 
 TEST_F(DeferredWrites, OpeningAccountsFundsTheSandboxAtCommit) {

@@ -20,7 +20,7 @@
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/payouts.h"
 #include "infra/repositories/spend.h"
-#include "tests/support/database.h"
+#include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
@@ -31,17 +31,8 @@ namespace payouts = infra::repositories::payouts;
 namespace spend = infra::repositories::spend;
 using Outcome = model::Result<payouts::CreateOutcome>;
 
-class GroupedWrites : public ::testing::Test {
+class GroupedWrites : public DatabaseSuite<4> {
  protected:
-  static void SetUpTestSuite() {
-    database_ = new TestDatabase();
-    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 4});
-  }
-  static void TearDownTestSuite() {
-    delete pool_;
-    delete database_;
-  }
-
   // A new organization with its test-mode sandbox funding (1,000,000 USDC).
   static std::string new_organization() {
     static int count = 0;
@@ -127,13 +118,18 @@ class GroupedWrites : public ::testing::Test {
     return database_->scalar("SELECT count(*) FROM " + table + " WHERE " + where);
   }
 
+  // The organization's test-mode spend counter of today, in USD.
+  static std::string day_spend(const std::string& org_id) {
+    return database_->scalar(
+        "SELECT amount_usd::numeric(20,2)::text FROM spend_counters WHERE "
+        "org_id = '" +
+        org_id + "' AND period = 'day'");
+  }
+
   static std::string held(const std::string& org_id) {
     return database_->scalar("SELECT held::numeric(20,2)::text FROM balances WHERE org_id = '" +
                              org_id + "' AND mode = 'test' AND asset = 'USDC'");
   }
-
-  static inline TestDatabase* database_ = nullptr;
-  static inline infra::pg::Pool* pool_ = nullptr;
 };
 
 TEST_F(GroupedWrites, RequestsThatWaitAreWrittenInOneTransaction) {
@@ -203,10 +199,7 @@ TEST_F(GroupedWrites, ARefusedRequestIsRolledBackAloneAndTheRestOfItsGroupCommit
   }
   EXPECT_EQ(count("events", "org_id IN ('" + funded + "','" + short_of_funds + "')"), "4");
   // The daily spend counts the committed payouts only.
-  EXPECT_EQ(database_->scalar("SELECT amount_usd::numeric(20,2)::text FROM spend_counters WHERE "
-                              "org_id = '" +
-                              funded + "' AND period = 'day'"),
-            "6.00");
+  EXPECT_EQ(day_spend(funded), "6.00");
 }
 
 TEST_F(GroupedWrites, ARequestWhoseStatementFailsIsIsolatedFromItsGroup) {
@@ -376,10 +369,7 @@ TEST_F(GroupedWrites, AGroupWhoseHoldsTogetherPassTheBalanceRefusesOnlyTheOneTha
   EXPECT_EQ(refused, 1);
   EXPECT_EQ(transactions_of(committed), 2);  // the first alone, the two others together
   EXPECT_EQ(held(org_id), "800001.00");
-  EXPECT_EQ(database_->scalar("SELECT amount_usd::numeric(20,2)::text FROM spend_counters WHERE "
-                              "org_id = '" +
-                              org_id + "' AND period = 'day'"),
-            "800001.00");
+  EXPECT_EQ(day_spend(org_id), "800001.00");
 }
 
 TEST_F(GroupedWrites, AGroupWhoseReservationsTogetherPassALimitRefusesOnlyTheOneThatDoesNotFit) {
@@ -406,14 +396,8 @@ TEST_F(GroupedWrites, AGroupWhoseReservationsTogetherPassALimitRefusesOnlyTheOne
     EXPECT_EQ(count("payouts", "id = '" + requests[i].id + "'"), "0");
   }
   EXPECT_EQ(refused, 1);
-  const auto day = [&](const std::string& org) {
-    return database_->scalar(
-        "SELECT amount_usd::numeric(20,2)::text FROM spend_counters WHERE "
-        "org_id = '" +
-        org + "' AND period = 'day'");
-  };
-  EXPECT_EQ(day(org_id), "900.00");
-  EXPECT_EQ(day(other), "700.00");
+  EXPECT_EQ(day_spend(org_id), "900.00");
+  EXPECT_EQ(day_spend(other), "700.00");
   EXPECT_EQ(held(org_id), "900.00");
 }
 

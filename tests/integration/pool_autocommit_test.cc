@@ -8,23 +8,18 @@
 
 #include "infra/pg/pool.h"
 #include "infra/repositories/idempotency.h"
-#include "tests/support/database.h"
+#include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
 
 namespace idempotency = infra::repositories::idempotency;
 
-class PoolAutocommit : public ::testing::Test {
+class PoolAutocommit : public DatabaseSuite<2> {
  protected:
   static void SetUpTestSuite() {
-    database_ = new TestDatabase();
-    pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
+    DatabaseSuite::SetUpTestSuite();
     database_->add_organization("org_autocommit");
-  }
-  static void TearDownTestSuite() {
-    delete pool_;
-    delete database_;
   }
 
   // Whether the statement runs in a transaction of its own: its start is its transaction's start.
@@ -32,13 +27,7 @@ class PoolAutocommit : public ::testing::Test {
     tx.exec("SELECT pg_sleep(0.002)");
     return tx.exec1("SELECT statement_timestamp() = transaction_timestamp()")[0].as<bool>();
   }
-
-  static TestDatabase* database_;
-  static infra::pg::Pool* pool_;
 };
-
-TestDatabase* PoolAutocommit::database_ = nullptr;
-infra::pg::Pool* PoolAutocommit::pool_ = nullptr;
 
 TEST_F(PoolAutocommit, EachStatementIsATransactionOfItsOwn) {
   const auto autocommitted = pool_->autocommit(
