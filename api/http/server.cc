@@ -3,13 +3,17 @@
 #include <pistache/endpoint.h>
 #include <pistache/http.h>
 #include <pistache/peer.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <atomic>
+#include <cerrno>
 #include <deque>
 #include <mutex>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -81,61 +85,171 @@ std::string_view reason_phrase(int status) {
 
 using Entry = std::variant<http::RawRequest, model::Error>;
 
+struct Connection;
+
+// Sends what a socket would not take at once, when it can take more. Responses are written
+// straight to the socket by the thread that has them, so only such a remainder waits here.
+// Pistache's own write queue is not used: its reactor treats a socket that is readable and
+// writable at once as readable only, so an answer sent while the client was still sending (a 413
+// decided from the head) waited for as long as bytes kept arriving, and then for ever.
+class Flusher {
+ public:
+  Flusher()
+      : epoll_(::epoll_create1(EPOLL_CLOEXEC)), wake_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
+    if (epoll_ < 0 || wake_ < 0) throw std::runtime_error("cannot create the HTTP flusher");
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = wake_;
+    ::epoll_ctl(epoll_, EPOLL_CTL_ADD, wake_, &event);
+  }
+  ~Flusher() {
+    ::close(wake_);
+    ::close(epoll_);
+  }
+  Flusher(const Flusher&) = delete;
+  Flusher& operator=(const Flusher&) = delete;
+
+  // Asks for one call of the connection's send_outgoing once `socket` can take more bytes.
+  void watch(int socket, std::weak_ptr<Connection> connection) {
+    std::lock_guard lock(mutex_);
+    epoll_event event{};
+    event.events = EPOLLOUT | EPOLLONESHOT;
+    event.data.fd = socket;
+    const bool known = watched_.contains(socket);
+    watched_[socket] = std::move(connection);
+    ::epoll_ctl(epoll_, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, socket, &event);
+  }
+
+  // Before the socket is closed: its number may be reused by another connection.
+  void forget(int socket) {
+    std::lock_guard lock(mutex_);
+    if (watched_.erase(socket) > 0) ::epoll_ctl(epoll_, EPOLL_CTL_DEL, socket, nullptr);
+  }
+
+  // The connections whose sockets can take more bytes, waiting at most `timeout` for one. A
+  // connection found here whose socket was replaced meanwhile has nothing to send, or is asked
+  // again: either is harmless.
+  std::vector<std::shared_ptr<Connection>> wait(std::chrono::milliseconds timeout) {
+    constexpr int kEventsMax = 64;
+    epoll_event events[kEventsMax];
+    const int count = ::epoll_wait(epoll_, events, kEventsMax, static_cast<int>(timeout.count()));
+    std::vector<std::shared_ptr<Connection>> ready;
+    std::lock_guard lock(mutex_);
+    for (int i = 0; i < count; ++i) {
+      const int socket = events[i].data.fd;
+      if (socket == wake_) {
+        std::uint64_t wakes = 0;
+        [[maybe_unused]] const auto ignored = ::read(wake_, &wakes, sizeof wakes);
+        continue;
+      }
+      const auto watched = watched_.find(socket);
+      if (watched == watched_.end()) continue;
+      if (auto connection = watched->second.lock()) ready.push_back(std::move(connection));
+    }
+    return ready;
+  }
+
+  // Ends a wait at once (the server is stopping).
+  void wake() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto ignored = ::write(wake_, &one, sizeof one);
+  }
+
+ private:
+  const int epoll_;
+  const int wake_;
+  std::mutex mutex_;
+  std::unordered_map<int, std::weak_ptr<Connection>> watched_;
+};
+
 // One client connection. The reactor thread feeds it bytes; worker threads answer its requests;
-// the reaper closes it when idle. Everything below is guarded by `mutex`.
+// the reaper closes it when idle and sends what its socket would not take at once. Everything
+// below is guarded by `mutex`.
 struct Connection {
-  Connection(std::shared_ptr<Pistache::Tcp::Peer> owner, int duplicate, http::FramingLimits limits)
-      : peer(owner), socket(duplicate), parser(limits) {}
+  Connection(int duplicate, http::FramingLimits limits, std::shared_ptr<Flusher> flusher)
+      : socket(duplicate), parser(limits), flusher(std::move(flusher)) {}
+  ~Connection() { close_socket(); }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
   std::mutex mutex;
-  std::weak_ptr<Pistache::Tcp::Peer> peer;
-  // A dup() of the peer's descriptor, used only to shut the connection down: unlike the
-  // descriptor number Pistache owns, it can never refer to another client's connection.
+  // A dup() of the peer's descriptor, which this connection writes to and shuts down: unlike
+  // the descriptor number Pistache owns, it can never refer to another client's connection.
   int socket = -1;
   http::RequestParser parser;
+  std::shared_ptr<Flusher> flusher;
+  std::weak_ptr<Connection> weak_self;
   std::deque<Entry> waiting;
   bool in_flight = false;
   bool closing = false;  // the last response was (or is being) sent; read nothing more
   bool closed = false;   // Pistache has dropped the peer
   Clock::time_point last_activity = Clock::now();
   Clock::time_point partial_since = Clock::now();
+  std::string outgoing;  // bytes written but not yet taken by the socket, from outgoing_sent
+  std::size_t outgoing_sent = 0;
+  bool shut_after_sending = false;
 
   // Sends bytes in order after everything already sent; shuts the connection down afterwards
-  // when asked. Caller holds `mutex`.
+  // when asked.
   void write(std::string bytes, bool close_after) {
-    auto owner = peer.lock();
-    if (!owner || closed) return;
-    const auto size = bytes.size();
-    auto sent = owner->send(Pistache::RawBuffer(std::move(bytes), size));
-    if (!close_after) return;
-    closing = true;
-    waiting.clear();
-    // The continuation may run right here or later on the reactor thread: it takes only
-    // socket_mutex, never `mutex`.
-    auto self = weak_self;
-    sent.then(
-        [self](ssize_t) {
-          if (auto connection = self.lock()) connection->shutdown_socket(SHUT_WR);
-        },
-        [self](std::exception_ptr) {
-          if (auto connection = self.lock()) connection->shutdown_socket(SHUT_RDWR);
-        });
+    if (closed || socket < 0) return;
+    if (close_after) {
+      closing = true;
+      waiting.clear();
+      shut_after_sending = true;
+    }
+    if (outgoing.empty()) {
+      outgoing = std::move(bytes);
+    } else {
+      outgoing += bytes;
+    }
+    send_outgoing();
   }
 
-  void shutdown_socket(int how) {
-    std::lock_guard lock(socket_mutex);
+  // Sends what waits as far as the socket takes it without blocking; the flusher calls again
+  // for the rest once the socket can take more.
+  void send_outgoing() {
+    if (outgoing.empty() || socket < 0) return;
+    while (outgoing_sent < outgoing.size()) {
+      const auto count = ::send(socket, outgoing.data() + outgoing_sent,
+                                outgoing.size() - outgoing_sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (count > 0) {
+        outgoing_sent += static_cast<std::size_t>(count);
+        continue;
+      }
+      if (count < 0 && errno == EINTR) continue;
+      if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        flusher->watch(socket, weak_self);
+        return;
+      }
+      // The client is gone: nothing more reaches it, and nothing more is read from it.
+      drop_outgoing();
+      closing = true;
+      waiting.clear();
+      ::shutdown(socket, SHUT_RDWR);
+      return;
+    }
+    drop_outgoing();
+    if (shut_after_sending) ::shutdown(socket, SHUT_WR);
+  }
+
+  void drop_outgoing() {
+    outgoing.clear();
+    outgoing.shrink_to_fit();
+    outgoing_sent = 0;
+  }
+
+  void shutdown_socket(int how) const {
     if (socket >= 0) ::shutdown(socket, how);
   }
 
   void close_socket() {
-    std::lock_guard lock(socket_mutex);
-    if (socket >= 0) ::close(socket);
+    drop_outgoing();
+    if (socket < 0) return;
+    flusher->forget(socket);
+    ::close(socket);
     socket = -1;
   }
-
-  std::mutex socket_mutex;  // guards `socket`; taken after `mutex` or alone
-
-  std::weak_ptr<Connection> weak_self;
 };
 
 }  // namespace
@@ -169,9 +283,8 @@ struct HttpServer::Shared {
   Dispatch dispatch;
   std::mutex registry_mutex;
   std::vector<std::weak_ptr<Connection>> connections;
-  std::mutex stop_mutex;
-  std::condition_variable stop_signal;
-  bool stopping = false;
+  std::shared_ptr<Flusher> flusher = std::make_shared<Flusher>();
+  std::atomic<bool> stopping = false;
 
   http::FramingLimits limits() const {
     return {.request_line_max_bytes = options.request_line_max_bytes,
@@ -332,7 +445,14 @@ class PayrailHandler : public Http::Handler {
     // would create it); ours does the parsing, this one only has to exist.
     peer->putData(Http::Handler::ParserData,
                   std::make_shared<Http::RequestParser>(shared_->options.body_max_bytes));
-    auto connection = std::make_shared<Connection>(peer, ::dup(peer->fd()), shared_->limits());
+    const int duplicate = ::dup(peer->fd());
+    if (duplicate < 0) {
+      // Without its own descriptor the connection could never be answered: closed at once,
+      // the client can retry.
+      infra::log::warn("http.connection_refused", {{"reason", "dup failed"}});
+      ::shutdown(peer->fd(), SHUT_RDWR);
+    }
+    auto connection = std::make_shared<Connection>(duplicate, shared_->limits(), shared_->flusher);
     connection->weak_self = connection;
     peer->putData(kConnectionData, connection);
     std::lock_guard lock(shared_->registry_mutex);
@@ -411,11 +531,18 @@ void HttpServer::start() {
   endpoint_->setHandler(Http::make_handler<PayrailHandler>(shared_));
   endpoint_->serveThreaded();
   reaper_ = std::thread([shared = shared_] {
-    std::unique_lock lock(shared->stop_mutex);
-    while (!shared->stop_signal.wait_for(lock, kReaperInterval, [&] { return shared->stopping; })) {
-      lock.unlock();
+    auto next_reap = Clock::now() + kReaperInterval;
+    while (!shared->stopping) {
+      const auto until_reap =
+          std::chrono::ceil<std::chrono::milliseconds>(next_reap - Clock::now());
+      for (const auto& connection :
+           shared->flusher->wait(std::max(until_reap, std::chrono::milliseconds(0)))) {
+        std::lock_guard lock(connection->mutex);
+        connection->send_outgoing();
+      }
+      if (Clock::now() < next_reap) continue;
       reap(*shared);
-      lock.lock();
+      next_reap = Clock::now() + kReaperInterval;
     }
   });
 }
@@ -425,11 +552,8 @@ std::uint16_t HttpServer::port() const {
 }
 
 void HttpServer::shutdown() {
-  {
-    std::lock_guard lock(shared_->stop_mutex);
-    shared_->stopping = true;
-  }
-  shared_->stop_signal.notify_all();
+  shared_->stopping = true;
+  shared_->flusher->wake();
   if (reaper_.joinable()) reaper_.join();
   if (!endpoint_) return;
   endpoint_->shutdown();

@@ -7,9 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "tests/support/api_suite.h"
@@ -187,6 +190,90 @@ TEST_F(HttpConventions, BodyOverLimitIs413BadRequest) {
   EXPECT_TRUE(has_status(http().get("/v1/health"), 200));
 }
 
+// A client whose receive buffer is small: a large response does not fit in the sockets at once.
+int connect_with_small_buffer(int port) {
+  const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
+  const int buffer_bytes = 4096;
+  setsockopt(socket_fd, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    close(socket_fd);
+    throw std::runtime_error("connect failed");
+  }
+  return socket_fd;
+}
+
+// The bodies of the whole responses at the start of `received`.
+std::vector<std::string> whole_bodies(const std::string& received) {
+  std::vector<std::string> bodies;
+  std::size_t at = 0;
+  for (;;) {
+    const auto head_end = received.find("\r\n\r\n", at);
+    const auto length_at = received.find("Content-Length: ", at);
+    if (head_end == std::string::npos || length_at == std::string::npos || length_at > head_end) {
+      break;
+    }
+    const auto length = std::stoul(received.substr(length_at + 16));
+    if (received.size() < head_end + 4 + length) break;
+    bodies.push_back(received.substr(head_end + 4, length));
+    at = head_end + 4 + length;
+  }
+  return bodies;
+}
+
+// Reads until `count` whole responses arrived, pausing `pause` after each read of at most 4 KiB.
+std::vector<std::string> read_slowly(int socket_fd, std::size_t count,
+                                     std::chrono::milliseconds pause) {
+  std::string received;
+  const auto deadline = std::chrono::steady_clock::now() + kRawAnswerDeadline;
+  while (std::chrono::steady_clock::now() < deadline && whole_bodies(received).size() < count) {
+    pollfd poll_fd{socket_fd, POLLIN, 0};
+    if (poll(&poll_fd, 1, 100) <= 0) continue;
+    char buffer[4096];
+    const auto received_bytes = recv(socket_fd, buffer, sizeof buffer, 0);
+    if (received_bytes <= 0) break;
+    received.append(buffer, static_cast<std::size_t>(received_bytes));
+    std::this_thread::sleep_for(pause);
+  }
+  return whole_bodies(received);
+}
+
+// The most a TCP socket's send buffer grows to on this machine (the third of tcp_wmem).
+std::size_t largest_send_buffer_bytes() {
+  std::ifstream file("/proc/sys/net/ipv4/tcp_wmem");
+  std::size_t smallest = 0, initial = 0, largest = 0;
+  file >> smallest >> initial >> largest;
+  return largest > 0 ? largest : 4u * 1024 * 1024;
+}
+
+TEST_F(HttpConventions, LargeResponsesReachAClientThatReadsSlowly) {
+  // Pipelined requests for the OpenAPI document, more answer bytes than the largest send buffer
+  // holds: the server's socket takes part of them and refuses the rest until the client reads.
+  // The rest must follow, in order, and the connection then serves the next request.
+  const auto expected = http().get("/v1/openapi.json");
+  ASSERT_TRUE(has_status(expected, 200));
+  ASSERT_GT(expected.body.size(), 64u * 1024);
+  const std::size_t requests_count =
+      (largest_send_buffer_bytes() + 1024 * 1024) / expected.body.size() + 1;
+  const int socket_fd = connect_with_small_buffer(stack_->http_port());
+  std::string requests;
+  for (std::size_t i = 0; i < requests_count; ++i) {
+    requests += "GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n";
+  }
+  send(socket_fd, requests.data(), requests.size(), MSG_NOSIGNAL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto bodies = read_slowly(socket_fd, requests_count, std::chrono::milliseconds(0));
+  ASSERT_EQ(bodies.size(), requests_count);
+  for (const auto& body : bodies) EXPECT_TRUE(body == expected.body);
+  const std::string next = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+  send(socket_fd, next.data(), next.size(), MSG_NOSIGNAL);
+  EXPECT_EQ(read_slowly(socket_fd, 1, std::chrono::milliseconds(0)).size(), 1u);
+  close(socket_fd);
+}
+
 TEST_F(HttpConventions, NestingDeeperThan32IsBadRequest) {
   // 33 levels: refused by the depth check before any field is looked at (no param).
   EXPECT_TRUE(
@@ -278,6 +365,77 @@ TEST_F(HttpConventions, BadMethodOnTheWireIsAnEnvelopeAtOnce) {
   EXPECT_EQ(exchange.received.rfind("HTTP/1.1 400", 0), 0u) << exchange.received;
   EXPECT_NE(exchange.received.find("\"code\":\"bad_request\""), std::string::npos);
   EXPECT_NE(exchange.received.find("Request-Id: req_"), std::string::npos);
+}
+
+// Sends the body a request announced without a pause, from a thread of its own, until a whole
+// response arrives or `give_up_after` passes, and returns what was received.
+std::string answer_while_sending(int port, const std::string& head,
+                                 std::chrono::milliseconds give_up_after) {
+  const int socket_fd = connect_loopback(port);
+  send(socket_fd, head.data(), head.size(), MSG_NOSIGNAL);
+  std::atomic<bool> stop = false;
+  std::thread sender([socket_fd, &stop] {
+    const std::string chunk(64 * 1024, 'a');
+    while (!stop && send(socket_fd, chunk.data(), chunk.size(), MSG_NOSIGNAL) > 0) {
+    }
+  });
+  std::string received;
+  const auto deadline = std::chrono::steady_clock::now() + give_up_after;
+  while (std::chrono::steady_clock::now() < deadline && !complete_response(received)) {
+    pollfd poll_fd{socket_fd, POLLIN, 0};
+    if (poll(&poll_fd, 1, 10) <= 0) continue;
+    char buffer[4096];
+    const auto count = recv(socket_fd, buffer, sizeof buffer, 0);
+    if (count <= 0) break;
+    received.append(buffer, static_cast<std::size_t>(count));
+  }
+  stop = true;
+  shutdown(socket_fd, SHUT_RDWR);  // a send blocked on a full buffer returns
+  sender.join();
+  close(socket_fd);
+  return received;
+}
+
+// An API whose reads are slowed (tests/shims/slow_recv.c, preloaded): it reads slower than a
+// client streams to it, as a loaded machine can make it.
+class SlowReadingServer : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    stack_ = new TestStack(
+        {.workers = {}, .env = {{"LD_PRELOAD", bin_path("tests/libpayrail_slow_recv.so")}}});
+  }
+  static void TearDownTestSuite() {
+    delete stack_;
+    stack_ = nullptr;
+  }
+  inline static TestStack* stack_ = nullptr;
+};
+
+TEST_F(SlowReadingServer, RefusalReachesAClientThatIsStillSending) {
+  // The 413 is decided from the head alone; it must reach the client while the announced body
+  // still streams in. Pistache's reactor once sent it only on a readiness event that reported
+  // the socket writable and not readable, which never came while bytes kept arriving: the
+  // client waited for as long as it sent, then for ever (most likely the 30 s timeout that
+  // BodyOverLimitIs413BadRequest met in one CI run).
+  const int port = stack_->http_port();
+  const std::string head =
+      "POST /v1/api-keys HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1073741824\r\n\r\n";
+  std::vector<std::future<std::string>> clients;
+  for (int client = 0; client < 4; ++client) {
+    clients.push_back(std::async(std::launch::async, [port, &head] {
+      for (int attempt = 0; attempt < 5; ++attempt) {
+        auto received = answer_while_sending(port, head, std::chrono::seconds(5));
+        if (received.rfind("HTTP/1.1 413", 0) != 0) return received;
+      }
+      return std::string("HTTP/1.1 413");
+    }));
+  }
+  for (auto& client : clients) {
+    const auto received = client.get();
+    EXPECT_EQ(received.rfind("HTTP/1.1 413", 0), 0u) << received;
+  }
+  EXPECT_TRUE(has_status(stack_->http().get("/v1/health"), 200));
 }
 
 }  // namespace
