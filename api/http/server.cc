@@ -109,15 +109,19 @@ class Flusher {
   Flusher(const Flusher&) = delete;
   Flusher& operator=(const Flusher&) = delete;
 
-  // Asks for one call of the connection's send_outgoing once `socket` can take more bytes.
-  void watch(int socket, std::weak_ptr<Connection> connection) {
+  // Asks for one call of the connection's send_outgoing once `socket` can take more bytes;
+  // false if that cannot be arranged.
+  bool watch(int socket, std::weak_ptr<Connection> connection) {
     std::lock_guard lock(mutex_);
     epoll_event event{};
     event.events = EPOLLOUT | EPOLLONESHOT;
     event.data.fd = socket;
     const bool known = watched_.contains(socket);
+    if (::epoll_ctl(epoll_, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, socket, &event) != 0) {
+      return false;
+    }
     watched_[socket] = std::move(connection);
-    ::epoll_ctl(epoll_, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, socket, &event);
+    return true;
   }
 
   // Before the socket is closed: its number may be reused by another connection.
@@ -218,11 +222,12 @@ struct Connection {
         continue;
       }
       if (count < 0 && errno == EINTR) continue;
-      if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        flusher->watch(socket, weak_self);
-        return;
+      const bool would_block = count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+      if (would_block && flusher->watch(socket, weak_self)) return;
+      if (would_block) {
+        infra::log::warn("http.connection_dropped", {{"reason", "epoll_ctl failed"}});
       }
-      // The client is gone: nothing more reaches it, and nothing more is read from it.
+      // The client is gone, or the rest could never be sent: closed rather than left waiting.
       drop_outgoing();
       closing = true;
       waiting.clear();
