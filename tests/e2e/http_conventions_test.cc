@@ -396,8 +396,8 @@ std::string answer_while_sending(int port, const std::string& head,
   return received;
 }
 
-// An API whose reads are slowed (tests/shims/slow_recv.c, preloaded): it reads slower than a
-// client streams to it, as a loaded machine can make it.
+// A stack whose processes (the API and the broker) read slowly (tests/shims/slow_recv.c,
+// preloaded): the API reads slower than a client streams to it, as a loaded machine can make it.
 class SlowReadingServer : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
