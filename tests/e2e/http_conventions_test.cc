@@ -58,6 +58,22 @@ bool complete_response(const std::string& received) {
   return received.size() >= head_end + 4 + length;
 }
 
+// Appends what arrives on `socket_fd` to `received` until `done(received)` holds or `deadline`
+// passes (true), or the peer closes (false).
+template <class Done>
+bool receive_until(int socket_fd, std::string& received, Done done,
+                   std::chrono::steady_clock::time_point deadline) {
+  while (std::chrono::steady_clock::now() < deadline && !done(received)) {
+    pollfd poll_fd{socket_fd, POLLIN, 0};
+    if (poll(&poll_fd, 1, 10) <= 0) continue;
+    char buffer[4096];
+    const auto count = recv(socket_fd, buffer, sizeof buffer, 0);
+    if (count <= 0) return false;
+    received.append(buffer, static_cast<std::size_t>(count));
+  }
+  return true;
+}
+
 // Sends raw bytes on a fresh connection and reads until the peer closes, a whole response has
 // arrived, or the deadline passes.
 RawExchange raw_exchange(int port, const std::string& bytes) {
@@ -65,18 +81,8 @@ RawExchange raw_exchange(int port, const std::string& bytes) {
   const auto started = std::chrono::steady_clock::now();
   const int socket_fd = connect_loopback(port);
   send(socket_fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  const auto deadline = started + kRawAnswerDeadline;
-  while (std::chrono::steady_clock::now() < deadline && !complete_response(exchange.received)) {
-    pollfd poll_fd{socket_fd, POLLIN, 0};
-    if (poll(&poll_fd, 1, 100) <= 0) continue;
-    char buffer[4096];
-    const auto count = recv(socket_fd, buffer, sizeof buffer, 0);
-    if (count <= 0) {
-      exchange.closed = true;
-      break;
-    }
-    exchange.received.append(buffer, static_cast<std::size_t>(count));
-  }
+  exchange.closed =
+      !receive_until(socket_fd, exchange.received, complete_response, started + kRawAnswerDeadline);
   close(socket_fd);
   exchange.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
@@ -190,22 +196,6 @@ TEST_F(HttpConventions, BodyOverLimitIs413BadRequest) {
   EXPECT_TRUE(has_status(http().get("/v1/health"), 200));
 }
 
-// A client whose receive buffer is small: a large response does not fit in the sockets at once.
-int connect_with_small_buffer(int port) {
-  const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
-  const int buffer_bytes = 4096;
-  setsockopt(socket_fd, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    close(socket_fd);
-    throw std::runtime_error("connect failed");
-  }
-  return socket_fd;
-}
-
 // The bodies of the whole responses at the start of `received`.
 std::vector<std::string> whole_bodies(const std::string& received) {
   std::vector<std::string> bodies;
@@ -224,20 +214,13 @@ std::vector<std::string> whole_bodies(const std::string& received) {
   return bodies;
 }
 
-// Reads until `count` whole responses arrived, pausing `pause` after each read of at most 4 KiB.
-std::vector<std::string> read_slowly(int socket_fd, std::size_t count,
-                                     std::chrono::milliseconds pause) {
+// Reads until `count` whole responses arrived; returns their bodies.
+std::vector<std::string> read_bodies(int socket_fd, std::size_t count) {
   std::string received;
-  const auto deadline = std::chrono::steady_clock::now() + kRawAnswerDeadline;
-  while (std::chrono::steady_clock::now() < deadline && whole_bodies(received).size() < count) {
-    pollfd poll_fd{socket_fd, POLLIN, 0};
-    if (poll(&poll_fd, 1, 100) <= 0) continue;
-    char buffer[4096];
-    const auto received_bytes = recv(socket_fd, buffer, sizeof buffer, 0);
-    if (received_bytes <= 0) break;
-    received.append(buffer, static_cast<std::size_t>(received_bytes));
-    std::this_thread::sleep_for(pause);
-  }
+  receive_until(
+      socket_fd, received,
+      [count](const std::string& bytes) { return whole_bodies(bytes).size() >= count; },
+      std::chrono::steady_clock::now() + kRawAnswerDeadline);
   return whole_bodies(received);
 }
 
@@ -258,19 +241,19 @@ TEST_F(HttpConventions, LargeResponsesReachAClientThatReadsSlowly) {
   ASSERT_GT(expected.body.size(), 64u * 1024);
   const std::size_t requests_count =
       (largest_send_buffer_bytes() + 1024 * 1024) / expected.body.size() + 1;
-  const int socket_fd = connect_with_small_buffer(stack_->http_port());
+  const int socket_fd = connect_loopback(stack_->http_port(), 4096);
   std::string requests;
   for (std::size_t i = 0; i < requests_count; ++i) {
     requests += "GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n";
   }
   send(socket_fd, requests.data(), requests.size(), MSG_NOSIGNAL);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const auto bodies = read_slowly(socket_fd, requests_count, std::chrono::milliseconds(0));
+  const auto bodies = read_bodies(socket_fd, requests_count);
   ASSERT_EQ(bodies.size(), requests_count);
   for (const auto& body : bodies) EXPECT_TRUE(body == expected.body);
   const std::string next = "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
   send(socket_fd, next.data(), next.size(), MSG_NOSIGNAL);
-  EXPECT_EQ(read_slowly(socket_fd, 1, std::chrono::milliseconds(0)).size(), 1u);
+  EXPECT_EQ(read_bodies(socket_fd, 1).size(), 1u);
   close(socket_fd);
 }
 
@@ -380,15 +363,8 @@ std::string answer_while_sending(int port, const std::string& head,
     }
   });
   std::string received;
-  const auto deadline = std::chrono::steady_clock::now() + give_up_after;
-  while (std::chrono::steady_clock::now() < deadline && !complete_response(received)) {
-    pollfd poll_fd{socket_fd, POLLIN, 0};
-    if (poll(&poll_fd, 1, 10) <= 0) continue;
-    char buffer[4096];
-    const auto count = recv(socket_fd, buffer, sizeof buffer, 0);
-    if (count <= 0) break;
-    received.append(buffer, static_cast<std::size_t>(count));
-  }
+  receive_until(socket_fd, received, complete_response,
+                std::chrono::steady_clock::now() + give_up_after);
   stop = true;
   shutdown(socket_fd, SHUT_RDWR);  // a send blocked on a full buffer returns
   sender.join();

@@ -68,8 +68,12 @@ int free_port() {
   throw std::runtime_error("no free port below the ephemeral range");
 }
 
-int connect_loopback(int port) {
+int connect_loopback(int port, int receive_buffer_bytes) {
   const int socket_fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (receive_buffer_bytes > 0) {
+    setsockopt(socket_fd, SOL_SOCKET, SO_RCVBUF, &receive_buffer_bytes,
+               sizeof receive_buffer_bytes);
+  }
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));

@@ -46,8 +46,10 @@ class ChildProcess {
 // A loopback TCP port that was free a moment ago, below the ephemeral range (process.cc).
 int free_port();
 
-// A socket connected to 127.0.0.1:port (raw-bytes tests); throws if nothing listens there.
-int connect_loopback(int port);
+// A socket connected to 127.0.0.1:port (raw-bytes tests); throws if nothing listens there. A
+// positive receive_buffer_bytes sets the socket's receive buffer before it connects (a client
+// that a large response does not fit at once).
+int connect_loopback(int port, int receive_buffer_bytes = 0);
 
 // Runs the `payrail` CLI with `env` added to the environment; returns its exit code and its
 // output (stdout and stderr together).
