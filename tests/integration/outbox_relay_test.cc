@@ -312,6 +312,24 @@ TEST_F(OutboxRelay, TheRunningRelayFindsARowThatWasNeverLeasedToIt) {
   EXPECT_EQ(published(ids), 1);
 }
 
+// A starting relay is due its claim of every due row at once, and a row due at once waits for it
+// (same key, same partition); a row the process has just committed is published first all the
+// same: the claim's transaction is not put on the path of a fresh payout.
+TEST_F(OutboxRelay, RowsJustCommittedArePublishedBeforeTheClaimOfEveryDueRow) {
+  const auto due = enqueue_without_relay(1, 1000);
+  infra::outbox::Relay relay(*pool_, *producer_, {});
+  const auto committed = enqueue(1);
+  relay.start();
+  wait_until_published(due + "," + committed, 2);
+  relay.stop();
+  ASSERT_EQ(published(due + "," + committed), 2);
+  const auto offset_of = [](const std::string& ids) {
+    return std::stol(
+        database_->scalar("SELECT published_offset FROM outbox WHERE message_id IN (" + ids + ")"));
+  };
+  EXPECT_LT(offset_of(committed), offset_of(due));
+}
+
 // The re-drive publishes again what the broker may have lost, not what waits in it. A message
 // the broker holds at or after where its consumer group stands (here the group has never
 // committed: it is down, or not started) is left for that group, however old; a row without a
