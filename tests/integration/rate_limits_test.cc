@@ -37,6 +37,18 @@ TEST_F(RateLimitBuckets, ANewBucketStartsFullAndLeasesWholeTokens) {
   EXPECT_EQ(rate_limits::lease(pool, "org_a/live", 10, 0.001, 25).value().granted, 10);
 }
 
+// A lease commits without waiting for its WAL flush, and that setting stays with its own
+// transaction: the connection's next transaction, a payout's create among them, waits as before.
+TEST_F(RateLimitBuckets, ALeaseLeavesTheConnectionsCommitsDurable) {
+  infra::pg::Pool pool({.url = database_->url(), .max_connections = 1});
+  ASSERT_EQ(rate_limits::lease(pool, "org_d/test", 1, 1, 5).value().granted, 1);
+  const auto setting = pool.autocommit([](pqxx::nontransaction& tx) -> model::Result<std::string> {
+    return tx.exec1("SHOW synchronous_commit")[0].as<std::string>();
+  });
+  ASSERT_TRUE(setting.ok());
+  EXPECT_EQ(*setting, "on");
+}
+
 TEST_F(RateLimitBuckets, LeasesRefillByTheTimeElapsed) {
   infra::pg::Pool pool({.url = database_->url(), .max_connections = 1});
   ASSERT_EQ(rate_limits::lease(pool, "org_b/test", 50, 1000, 50).value().granted, 50);
