@@ -20,7 +20,17 @@ struct TopicSpec {
       consumer_group;  // the designated consumer; its commit marks the message consumed
   std::string_view message_type;
   std::string_view message_schema;  // path under schemas/
+  // An API request waits for this hop: a create answers once screening decided. Its consumer
+  // fetches with kAnswerFetchWaitMs instead of kFetchWaitMs (infra/runtime/worker.cc).
+  bool request_waits = false;
 };
+
+// How long the broker may hold a consumer's fetch that found nothing (librdkafka's
+// fetch.wait.max.ms; PAYRAIL_KAFKA_FETCH_WAIT_MS overrides both). The embedded broker holds an
+// empty fetch that long even when a message arrives meanwhile, so it is each hop's latency there
+// (docs/design.md, "The embedded broker"); a shorter wait costs the broker more idle fetches.
+inline constexpr int kFetchWaitMs = 5;
+inline constexpr int kAnswerFetchWaitMs = 2;
 
 // API (POST /v1/payouts) -> screening worker.
 inline constexpr TopicSpec kPayoutsRequested{"payouts.requested",
@@ -29,7 +39,8 @@ inline constexpr TopicSpec kPayoutsRequested{"payouts.requested",
                                              "api",
                                              "payrail-screening",
                                              "payout.requested",
-                                             "schemas/messages/payout_reference.schema.json"};
+                                             "schemas/messages/payout_reference.schema.json",
+                                             true};
 
 // Screening worker (auto-approval) and API (manual approval) -> execution worker.
 inline constexpr TopicSpec kPayoutsApproved{"payouts.approved",
@@ -57,7 +68,8 @@ inline constexpr TopicSpec kFiatPayoutsRequested{
     "api",
     "payrail-screening",
     "fiat_payout.requested",
-    "schemas/messages/fiat_payout_reference.schema.json"};
+    "schemas/messages/fiat_payout_reference.schema.json",
+    true};
 
 // Screening worker (clear within auto-approval) and API (manual approval) -> execution worker,
 // which sends the payout to the payout partner. The payout is already `processing`.

@@ -142,7 +142,7 @@ model::Result<Config> load_config_from_environment() {
       read_int("PAYRAIL_WORKER_BATCH_MAX", 1, 1000, config.worker_batch_max),
       read_int("PAYRAIL_WORKER_BATCH_WAIT_MS", 0, 1000, config.worker_batch_wait_ms),
       read_int("PAYRAIL_MESSAGE_ATTEMPTS_MAX", 1, 100, config.message_attempts_max),
-      read_int("PAYRAIL_KAFKA_FETCH_WAIT_MS", 1, 500, config.kafka_fetch_wait_ms),
+      read_optional_int("PAYRAIL_KAFKA_FETCH_WAIT_MS", 1, 500, config.kafka_fetch_wait_ms),
       read_int("PAYRAIL_RATE_LIMIT_PER_SECOND", 1, 1000000, config.rate_limit_per_second),
       read_int("PAYRAIL_RATE_LIMIT_BURST", 1, 1000000, config.rate_limit_burst),
       read_optional_int("PAYRAIL_RATE_LIMIT_LEASE_TOKENS", 1, 10000,

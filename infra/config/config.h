@@ -25,8 +25,9 @@ struct Config {
   int worker_batch_wait_ms = 0;
   // A message failing for a reason of its own is parked after this many attempts.
   int message_attempts_max = 5;
-  int kafka_fetch_wait_ms = 5;  // see ConsumerOptions::fetch_wait_ms
-  std::string kafka_debug;      // librdkafka `debug` contexts, e.g. "cgrp,fetch" (troubleshooting)
+  // See ConsumerOptions::fetch_wait_ms; unset: per topic (topics::kFetchWaitMs).
+  std::optional<int> kafka_fetch_wait_ms;
+  std::string kafka_debug;  // librdkafka `debug` contexts, e.g. "cgrp,fetch" (troubleshooting)
 
   // HTTP API.
   // Plain HTTP on a loopback address only: clients reach the API through the TLS-terminating

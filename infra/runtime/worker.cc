@@ -1,5 +1,6 @@
 #include "infra/runtime/worker.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -259,6 +260,15 @@ std::vector<HandlerOutcome> dispatch(const std::vector<TopicHandler>& topic_hand
 
 }  // namespace
 
+int consumer_fetch_wait_ms(const Config& config, const std::vector<TopicHandler>& topic_handlers) {
+  if (config.kafka_fetch_wait_ms) return *config.kafka_fetch_wait_ms;
+  int wait_ms = topics::kFetchWaitMs;
+  for (const auto& entry : topic_handlers) {
+    if (entry.topic->request_waits) wait_ms = std::min(wait_ms, topics::kAnswerFetchWaitMs);
+  }
+  return wait_ms;
+}
+
 int run_worker(std::string_view process_name, const std::vector<TopicHandler>& topic_handlers,
                const std::function<void(WorkerContext&)>& on_start,
                const std::function<void()>& on_stop) {
@@ -298,7 +308,7 @@ int run_worker(std::string_view process_name, const std::vector<TopicHandler>& t
                                   .session_timeout_ms = config.kafka_session_timeout_ms,
                                   .batch_max = static_cast<std::size_t>(config.worker_batch_max),
                                   .batch_wait_ms = config.worker_batch_wait_ms,
-                                  .fetch_wait_ms = config.kafka_fetch_wait_ms,
+                                  .fetch_wait_ms = consumer_fetch_wait_ms(config, topic_handlers),
                                   .debug = config.kafka_debug},
                                  [&](const std::vector<kafka::Delivery>& deliveries) {
                                    auto outcomes = dispatch(topic_handlers, context, deliveries);

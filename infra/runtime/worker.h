@@ -151,6 +151,10 @@ struct TopicHandler {
 BatchHandler each_message(
     std::function<model::Status(WorkerContext&, pqxx::work&, const topics::Envelope&)> apply);
 
+// How long the broker may hold the role's empty fetches: PAYRAIL_KAFKA_FETCH_WAIT_MS when set,
+// else the shortest its topics ask for (topics::TopicSpec::request_waits).
+int consumer_fetch_wait_ms(const Config& config, const std::vector<TopicHandler>& topic_handlers);
+
 // Runs until SIGINT/SIGTERM, dispatching each batch's messages to the handler of their type.
 // `on_start` runs once before consuming (load data, start threads); `on_stop` runs after
 // consuming stopped, while the pool still exists. Every topic must name the same consumer group.

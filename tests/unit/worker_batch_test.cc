@@ -78,5 +78,28 @@ TEST(WorkerBatch, AMessageDeliveredTwiceIsAppliedOnceAndRetriedWithItsFirstCopy)
   EXPECT_EQ(batch.outcomes(), std::vector<HandlerOutcome>(3, HandlerOutcome::retry));
 }
 
+// Screening's empty fetches are held for less: a create's answer waits for that hop. Every other
+// role keeps the longer wait, and PAYRAIL_KAFKA_FETCH_WAIT_MS sets every role's.
+TEST(WorkerFetchWait, ARoleARequestWaitsForFetchesWithTheShorterWait) {
+  const auto handlers_of = [](std::vector<const topics::TopicSpec*> topics) {
+    std::vector<TopicHandler> handlers;
+    for (const auto* topic : topics) handlers.push_back({topic, nullptr});
+    return handlers;
+  };
+  const Config defaults;
+  EXPECT_EQ(consumer_fetch_wait_ms(defaults, handlers_of({&topics::kPayoutsRequested,
+                                                          &topics::kFiatPayoutsRequested})),
+            topics::kAnswerFetchWaitMs);
+  EXPECT_EQ(consumer_fetch_wait_ms(
+                defaults, handlers_of({&topics::kPayoutsApproved, &topics::kFiatPayoutsApproved})),
+            topics::kFetchWaitMs);
+  EXPECT_EQ(consumer_fetch_wait_ms(defaults, handlers_of({&topics::kEvents})),
+            topics::kFetchWaitMs);
+  EXPECT_LT(topics::kAnswerFetchWaitMs, topics::kFetchWaitMs);
+  Config overridden;
+  overridden.kafka_fetch_wait_ms = 20;
+  EXPECT_EQ(consumer_fetch_wait_ms(overridden, handlers_of({&topics::kPayoutsRequested})), 20);
+}
+
 }  // namespace
 }  // namespace payrail::infra::runtime
