@@ -15,6 +15,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
@@ -66,6 +67,31 @@ extern "C" int bind(int fd, const struct sockaddr* address, socklen_t length) {
     }
   }
   return real_bind(fd, address, length);
+}
+
+// The mock cluster leaves Nagle's algorithm on for the connections it accepts, so a small
+// response written while an earlier one was unacknowledged waited for the client's delayed ACK
+// (40 ms on Linux): a relay waiting for its acknowledgements stalled that long every few
+// batches (docs/design.md, "The embedded broker"). Every accepted TCP connection gets
+// TCP_NODELAY.
+static int without_nagle(int fd) {
+  if (fd >= 0) {
+    const int on = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);  // fails harmlessly if not TCP
+  }
+  return fd;
+}
+
+extern "C" int accept(int fd, struct sockaddr* address, socklen_t* length) {
+  using AcceptFunction = int (*)(int, struct sockaddr*, socklen_t*);
+  static const auto real_accept = reinterpret_cast<AcceptFunction>(dlsym(RTLD_NEXT, "accept"));
+  return without_nagle(real_accept(fd, address, length));
+}
+
+extern "C" int accept4(int fd, struct sockaddr* address, socklen_t* length, int flags) {
+  using Accept4Function = int (*)(int, struct sockaddr*, socklen_t*, int);
+  static const auto real_accept4 = reinterpret_cast<Accept4Function>(dlsym(RTLD_NEXT, "accept4"));
+  return without_nagle(real_accept4(fd, address, length, flags));
 }
 
 extern "C" int getsockname(int fd, struct sockaddr* address, socklen_t* length) {

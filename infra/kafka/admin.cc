@@ -32,7 +32,9 @@ model::Result<Handle> admin_handle(const std::string& brokers) {
   char error_text[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   if (rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), error_text,
-                        sizeof error_text) != RD_KAFKA_CONF_OK) {
+                        sizeof error_text) != RD_KAFKA_CONF_OK ||
+      rd_kafka_conf_set(conf, "socket.nagle.disable", "true", error_text, sizeof error_text) !=
+          RD_KAFKA_CONF_OK) {
     rd_kafka_conf_destroy(conf);
     return admin_error(error_text);
   }
@@ -98,6 +100,7 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> group_client(const std::s
            {"group.id", group_id},
            {"enable.auto.commit", "false"},
            {"log_level", "3"},
+           {"socket.nagle.disable", "true"},
            // The group's rebalance delay follows its last member's session timeout: the same as
            // the workers' (PAYRAIL_KAFKA_SESSION_TIMEOUT_MS), so those that rejoin after a reset
            // are assigned as quickly as ever.

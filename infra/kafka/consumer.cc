@@ -146,6 +146,7 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> create_consumer(
       {"fetch.min.bytes", "1"},
       {"enable.partition.eof", "false"},
       {"allow.auto.create.topics", "false"},
+      {"socket.nagle.disable", "true"},  // as the producer's (producer.cc)
       {"reconnect.backoff.ms", "100"},
       {"reconnect.backoff.max.ms", "2000"},
       {"log_level", "3"},

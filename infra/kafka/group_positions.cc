@@ -109,6 +109,7 @@ model::Status GroupPositions::connect() {
        std::vector<std::pair<std::string, std::string>>{{"bootstrap.servers", brokers_},
                                                         {"client.id", "payrail-relay-positions"},
                                                         {"log_level", "3"},
+                                                        {"socket.nagle.disable", "true"},
                                                         {"reconnect.backoff.max.ms", "2000"}}) {
     if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error_text, sizeof error_text) !=
         RD_KAFKA_CONF_OK) {

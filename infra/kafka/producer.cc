@@ -76,6 +76,9 @@ model::Status Producer::connect() {
       {"reconnect.backoff.ms", "100"},
       {"reconnect.backoff.max.ms", "2000"},
       {"socket.keepalive.enable", "true"},
+      // Nagle held a small request while an earlier one was unacknowledged, until the broker's
+      // delayed ACK (40 ms): docs/design.md, "The embedded broker".
+      {"socket.nagle.disable", "true"},
       {"log_level", "3"},
   };
   for (const auto& [name, value] : properties) {

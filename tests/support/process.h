@@ -32,6 +32,7 @@ class ChildProcess {
   // if the process exited.
   bool wait_for_log(const std::string& text, std::chrono::milliseconds timeout);
   void set_env(const std::string& name, const std::string& value) { env_[name] = value; }
+  pid_t pid() const { return pid_; }  // -1 before the first start()
 
  private:
   std::string name_;
