@@ -19,10 +19,10 @@ struct Config {
   std::string kafka_brokers = "127.0.0.1:29092";
   std::string topic_prefix;  // isolates topics of parallel test runs on one cluster
   int kafka_session_timeout_ms = 6000;
-  // Workers apply up to this many messages per transaction (whatever has arrived; they wait for
-  // more only worker_batch_wait_ms after the first).
+  // Workers apply up to this many messages per transaction (whatever has arrived; while messages
+  // keep coming they wait worker_batch_wait_ms after the first for more, see kafka::next_batch).
   int worker_batch_max = 100;
-  int worker_batch_wait_ms = 0;
+  int worker_batch_wait_ms = 20;
   // A message failing for a reason of its own is parked after this many attempts.
   int message_attempts_max = 5;
   // See ConsumerOptions::fetch_wait_ms; unset: per topic (topics::kFetchWaitMs).

@@ -199,13 +199,22 @@ void rewind(RdKafka::KafkaConsumer& consumer, const RdKafka::Message& message) {
   }
 }
 
-// Waits up to kPollTimeoutMs for a first message, then takes what else has arrived (or arrives
-// within batch_wait_ms) up to batch_max: under load batches grow by themselves, unloaded a
-// message waits for nothing.
-Messages next_batch(RdKafka::KafkaConsumer& consumer, const ConsumerOptions& options) {
+struct PreviousBatch {
+  std::size_t messages = 0;
+  std::chrono::steady_clock::time_point ended;
+};
+
+// Waits up to kPollTimeoutMs for a first message, then takes what else has arrived up to
+// batch_max. Under load (the previous batch took more than one message, and ended less than
+// batch_wait_ms before the first message of this one) it also waits up to batch_wait_ms after
+// that first message for more: a batch's statements are per batch, not per message, so larger
+// batches cost less per message. A message arriving on an idle or lightly loaded worker (batches
+// of one) waits for nothing.
+Messages next_batch(RdKafka::KafkaConsumer& consumer, const ConsumerOptions& options,
+                    const PreviousBatch& previous) {
   Messages batch;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(options.batch_wait_ms);
+  const auto wait = std::chrono::milliseconds(options.batch_wait_ms);
+  auto deadline = std::chrono::steady_clock::now();
   while (batch.size() < options.batch_max) {
     int timeout_ms = kPollTimeoutMs;
     if (!batch.empty()) {
@@ -218,6 +227,11 @@ Messages next_batch(RdKafka::KafkaConsumer& consumer, const ConsumerOptions& opt
     if (message->err() != RdKafka::ERR_NO_ERROR) {
       log::warn("kafka.consume_error", {{"error", message->errstr()}});
       break;
+    }
+    if (batch.empty()) {
+      const auto first_arrived = std::chrono::steady_clock::now();
+      const bool loaded = previous.messages > 1 && first_arrived - previous.ended < wait;
+      deadline = loaded ? first_arrived + wait : first_arrived;
     }
     batch.push_back(std::move(message));
   }
@@ -287,12 +301,13 @@ model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
   log::info("consumer.started", {{"group", options_.group_id}});
   int backoff_ms = 100;
   auto next_lag_refresh = std::chrono::steady_clock::now();
+  PreviousBatch previous;
   while (!stop.load()) {
     if (std::chrono::steady_clock::now() >= next_lag_refresh) {
       publish_lag(*consumer, options_);
       next_lag_refresh = std::chrono::steady_clock::now() + kLagRefreshInterval;
     }
-    const auto batch = next_batch(*consumer, options_);
+    const auto batch = next_batch(*consumer, options_, previous);
     if (batch.empty()) continue;
     std::vector<long> delivery_index;
     const auto deliveries = decode_batch(batch, options_, delivery_index);
@@ -312,6 +327,7 @@ model::Status ConsumerRunner::run(const std::atomic<bool>& stop) {
                               seconds_each);
     }
     if (!deliveries.empty()) metrics::record_batch(options_.group_id, deliveries.size());
+    previous = {batch.size(), std::chrono::steady_clock::now()};
     if (settle_offsets(*consumer, batch, outcomes)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(backoff_ms));
       backoff_ms = std::min(backoff_ms * 2, options_.retry_backoff_max_ms);

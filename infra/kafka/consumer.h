@@ -1,5 +1,6 @@
 // A consumer-group member that applies messages in batches: whatever has arrived, up to
-// batch_max (waiting batch_wait_ms after the first for more), in partition order.
+// batch_max (while messages keep coming, waiting batch_wait_ms after the first for more), in
+// partition order.
 //
 // PROCESSING MUST BE IDEMPOTENT. Delivery is at least once: the handler applies messages in
 // Postgres transactions guarded by the resources' current state, and a partition's offset is

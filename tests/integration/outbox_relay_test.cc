@@ -7,13 +7,9 @@
 // running relay makes it on its own, and repeats it at once while it finds full batches, so a
 // backlog of such rows drains completely.
 #include <gtest/gtest.h>
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
-
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <thread>
 
@@ -22,6 +18,7 @@
 #include "infra/outbox/relay.h"
 #include "infra/pg/pool.h"
 #include "tests/support/database.h"
+#include "tests/support/mock_cluster.h"
 #include "topics/registry.h"
 
 namespace payrail::testing {
@@ -29,36 +26,6 @@ namespace {
 
 using Source = infra::outbox::Relay::Source;
 using Recording = infra::outbox::Relay::Recording;
-
-// A one-broker mock cluster with the registry's topics, as the embedded broker creates them.
-class MockCluster {
- public:
-  MockCluster() {
-    char error_text[512];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "log_level", "3", error_text, sizeof error_text);
-    handle_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error_text, sizeof error_text);
-    cluster_ = handle_ ? rd_kafka_mock_cluster_new(handle_, 1) : nullptr;
-    for (const auto& topic :
-         cluster_ ? topics::all_topics() : std::span<const topics::TopicSpec>{}) {
-      const auto name = topics::broker_topic_name(topic, "");
-      rd_kafka_mock_topic_create(cluster_, name.c_str(), topic.partitions, 1);
-    }
-  }
-  ~MockCluster() {
-    if (cluster_) rd_kafka_mock_cluster_destroy(cluster_);
-    if (handle_) rd_kafka_destroy(handle_);
-  }
-  MockCluster(const MockCluster&) = delete;
-  MockCluster& operator=(const MockCluster&) = delete;
-
-  bool ready() const { return cluster_ != nullptr; }
-  std::string bootstrap() const { return rd_kafka_mock_cluster_bootstraps(cluster_); }
-
- private:
-  rd_kafka_t* handle_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-};
 
 class OutboxRelay : public ::testing::Test {
  protected:
