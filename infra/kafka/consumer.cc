@@ -20,6 +20,25 @@ constexpr int kPollTimeoutMs = 100;
 constexpr auto kLagRefreshInterval = std::chrono::seconds(1);
 constexpr int kCommittedQueryTimeoutMs = 1000;
 
+// Drops the positions this member stored on partitions it lost, so that librdkafka does not
+// commit them when it unassigns them. A member loses its assignment when the group went on
+// without it (session timeout) or the broker forgot the group (a broker that lost its data). In
+// the first case another member owns the partitions already; in the second the broker's logs
+// start again at offset 0, and an old position committed there skips the new messages below it.
+// Forgotten, the messages since the last commit are applied again (consumers are idempotent).
+void forget_positions(RdKafka::KafkaConsumer& consumer,
+                      const std::vector<RdKafka::TopicPartition*>& partitions) {
+  std::vector<RdKafka::TopicPartition*> forgotten;
+  for (const auto* partition : partitions) {
+    forgotten.push_back(RdKafka::TopicPartition::create(partition->topic(), partition->partition(),
+                                                        RdKafka::Topic::OFFSET_INVALID));
+  }
+  if (const auto code = consumer.offsets_store(forgotten); code != RdKafka::ERR_NO_ERROR) {
+    log::warn("kafka.offset_forget_failed", {{"error", RdKafka::err2str(code)}});
+  }
+  RdKafka::TopicPartition::destroy(forgotten);
+}
+
 // Logs assignments (operators and tests see when a member is ready), applies them and counts
 // them in the metrics.
 class RebalanceLogger : public RdKafka::RebalanceCb {
@@ -37,9 +56,11 @@ class RebalanceLogger : public RdKafka::RebalanceCb {
       log::info("consumer.assigned",
                 {{"group", group_id_}, {"partitions", std::to_string(partitions.size())}});
     } else {
+      const bool lost = consumer->assignment_lost();
+      if (lost) forget_positions(*consumer, partitions);
       consumer->unassign();
       metrics::record_rebalance(group_id_, "revoked");
-      log::info("consumer.revoked", {{"group", group_id_}});
+      log::info(lost ? "consumer.assignment_lost" : "consumer.revoked", {{"group", group_id_}});
     }
     for (const auto& [topic, count] : owned) {
       metrics::set_assigned_partitions(topic, group_id_, count);
