@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "infra/crypto/crypto.h"
+#include "infra/kafka/client.h"
 #include "infra/kafka/producer.h"
 #include "infra/log/log.h"
 #include "topics/registry.h"
@@ -29,16 +30,8 @@ struct HandleDeleter {
 using Handle = std::unique_ptr<rd_kafka_t, HandleDeleter>;
 
 model::Result<Handle> admin_handle(const std::string& brokers) {
-  char error_text[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  if (rd_kafka_conf_set(conf, "bootstrap.servers", brokers.c_str(), error_text,
-                        sizeof error_text) != RD_KAFKA_CONF_OK ||
-      rd_kafka_conf_set(conf, "socket.nagle.disable", "true", error_text, sizeof error_text) !=
-          RD_KAFKA_CONF_OK) {
-    rd_kafka_conf_destroy(conf);
-    return admin_error(error_text);
-  }
-  rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error_text, sizeof error_text);
+  std::string error_text;
+  rd_kafka_t* handle = create_admin_handle(brokers, {}, error_text);
   if (handle == nullptr) return admin_error(error_text);
   return Handle(handle);
 }
@@ -95,17 +88,17 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> group_client(const std::s
     session_timeout_ms = std::clamp(std::atoi(text), 1000, 300000);
   }
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"bootstrap.servers", brokers},
-           {"group.id", group_id},
-           {"enable.auto.commit", "false"},
-           {"log_level", "3"},
-           {"socket.nagle.disable", "true"},
-           // The group's rebalance delay follows its last member's session timeout: the same as
-           // the workers' (PAYRAIL_KAFKA_SESSION_TIMEOUT_MS), so those that rejoin after a reset
-           // are assigned as quickly as ever.
-           {"session.timeout.ms", std::to_string(session_timeout_ms)},
-           {"heartbeat.interval.ms", std::to_string(std::max(100, session_timeout_ms / 3))}}) {
+  auto properties = connection_properties(brokers);
+  properties.insert(
+      properties.end(),
+      {{"group.id", group_id},
+       {"enable.auto.commit", "false"},
+       // The group's rebalance delay follows its last member's session timeout: the same as the
+       // workers' (PAYRAIL_KAFKA_SESSION_TIMEOUT_MS), so those that rejoin after a reset are
+       // assigned as quickly as ever.
+       {"session.timeout.ms", std::to_string(session_timeout_ms)},
+       {"heartbeat.interval.ms", std::to_string(std::max(100, session_timeout_ms / 3))}});
+  for (const auto& [name, value] : properties) {
     if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
   }
   if (const char* debug = std::getenv("PAYRAIL_KAFKA_DEBUG"); debug && *debug) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "infra/kafka/client.h"
 #include "infra/kafka/producer.h"
 #include "infra/log/log.h"
 #include "infra/metrics/metrics.h"
@@ -152,26 +153,23 @@ model::Result<std::unique_ptr<RdKafka::KafkaConsumer>> create_consumer(
     const ConsumerOptions& options, RdKafka::RebalanceCb& rebalance) {
   std::unique_ptr<RdKafka::Conf> conf(RdKafka::Conf::create(RdKafka::Conf::CONF_GLOBAL));
   // librdkafka 2.0.2 defaults to auto-storing offsets: every option is set explicitly.
-  const std::vector<std::pair<std::string, std::string>> properties{
-      {"bootstrap.servers", options.brokers},
-      {"group.id", options.group_id},
-      {"client.id", options.client_id},
-      {"enable.auto.commit", "true"},
-      {"auto.commit.interval.ms", "500"},
-      {"enable.auto.offset.store", "false"},
-      {"auto.offset.reset", "earliest"},
-      {"session.timeout.ms", std::to_string(options.session_timeout_ms)},
-      {"heartbeat.interval.ms", std::to_string(std::max(100, options.session_timeout_ms / 3))},
-      {"max.poll.interval.ms", "300000"},
-      {"fetch.wait.max.ms", std::to_string(options.fetch_wait_ms)},
-      {"fetch.min.bytes", "1"},
-      {"enable.partition.eof", "false"},
-      {"allow.auto.create.topics", "false"},
-      {"socket.nagle.disable", "true"},  // as the producer's (producer.cc)
-      {"reconnect.backoff.ms", "100"},
-      {"reconnect.backoff.max.ms", "2000"},
-      {"log_level", "3"},
-  };
+  auto properties = connection_properties(options.brokers);
+  properties.insert(
+      properties.end(),
+      {{"group.id", options.group_id},
+       {"client.id", options.client_id},
+       {"enable.auto.commit", "true"},
+       {"auto.commit.interval.ms", "500"},
+       {"enable.auto.offset.store", "false"},
+       {"auto.offset.reset", "earliest"},
+       {"session.timeout.ms", std::to_string(options.session_timeout_ms)},
+       {"heartbeat.interval.ms", std::to_string(std::max(100, options.session_timeout_ms / 3))},
+       {"max.poll.interval.ms", "300000"},
+       {"fetch.wait.max.ms", std::to_string(options.fetch_wait_ms)},
+       {"fetch.min.bytes", "1"},
+       {"enable.partition.eof", "false"},
+       {"allow.auto.create.topics", "false"}});
+
   for (const auto& [name, value] : properties) {
     if (auto status = set_property(*conf, name, value); !status.ok()) return status.error();
   }

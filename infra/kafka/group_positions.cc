@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "infra/kafka/client.h"
 #include "topics/registry.h"
 
 namespace payrail::infra::kafka {
@@ -103,21 +104,9 @@ GroupPositions::GroupPositions(std::string brokers, std::string topic_prefix)
 GroupPositions::~GroupPositions() = default;
 
 model::Status GroupPositions::connect() {
-  char error_text[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  for (const auto& [name, value] :
-       std::vector<std::pair<std::string, std::string>>{{"bootstrap.servers", brokers_},
-                                                        {"client.id", "payrail-relay-positions"},
-                                                        {"log_level", "3"},
-                                                        {"socket.nagle.disable", "true"},
-                                                        {"reconnect.backoff.max.ms", "2000"}}) {
-    if (rd_kafka_conf_set(conf, name.c_str(), value.c_str(), error_text, sizeof error_text) !=
-        RD_KAFKA_CONF_OK) {
-      rd_kafka_conf_destroy(conf);
-      return positions_error(error_text);
-    }
-  }
-  rd_kafka_t* handle = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error_text, sizeof error_text);
+  std::string error_text;
+  rd_kafka_t* handle =
+      create_admin_handle(brokers_, {{"client.id", "payrail-relay-positions"}}, error_text);
   if (handle == nullptr) return positions_error(error_text);
   handle_.reset(handle);
   return model::ok_status();

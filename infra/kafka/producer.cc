@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "infra/kafka/client.h"
 #include "infra/log/log.h"
 
 namespace payrail::infra::kafka {
@@ -64,23 +65,17 @@ model::Status Producer::connect() {
   // linger.ms 0: a relay produces its batch in one call and waits for its acknowledgements
   // before the next, so lingering gathered nothing more and put about 1 ms on every hop
   // (docs/design.md, Throughput).
-  const std::vector<std::pair<std::string, std::string>> properties{
-      {"bootstrap.servers", options_.brokers},
-      {"client.id", options_.client_id},
-      {"enable.idempotence", "true"},
-      {"acks", "all"},
-      {"max.in.flight.requests.per.connection", "5"},
-      {"linger.ms", "0"},
-      {"message.timeout.ms", std::to_string(options_.message_timeout_ms)},
-      {"queue.buffering.max.messages", "100000"},
-      {"reconnect.backoff.ms", "100"},
-      {"reconnect.backoff.max.ms", "2000"},
-      {"socket.keepalive.enable", "true"},
-      // Nagle held a small request while an earlier one was unacknowledged, until the broker's
-      // delayed ACK (40 ms): docs/design.md, "The embedded broker".
-      {"socket.nagle.disable", "true"},
-      {"log_level", "3"},
-  };
+  auto properties = connection_properties(options_.brokers);
+  properties.insert(properties.end(),
+                    {{"client.id", options_.client_id},
+                     {"enable.idempotence", "true"},
+                     {"acks", "all"},
+                     {"max.in.flight.requests.per.connection", "5"},
+                     {"linger.ms", "0"},
+                     {"message.timeout.ms", std::to_string(options_.message_timeout_ms)},
+                     {"queue.buffering.max.messages", "100000"},
+                     {"socket.keepalive.enable", "true"}});
+
   for (const auto& [name, value] : properties) {
     if (auto status = set_property(*conf, name, value); !status.ok()) return status;
   }
