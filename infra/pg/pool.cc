@@ -253,10 +253,12 @@ model::Result<std::unique_ptr<pqxx::connection>> Pool::open_connection() const {
   try {
     auto connection = std::make_unique<pqxx::connection>(options_.url);
     pqxx::nontransaction setup(*connection);
-    setup.exec("SET statement_timeout = " + std::to_string(options_.statement_timeout.count()));
-    setup.exec("SET application_name = " + setup.quote(options_.application_name));
-    setup.exec("SET TIME ZONE 'UTC'");
-    for (const auto& setting : options_.planner_settings) setup.exec("SET " + setting);
+    std::string settings =
+        "SET statement_timeout = " + std::to_string(options_.statement_timeout.count()) +
+        "; SET application_name = " + setup.quote(options_.application_name) +
+        "; SET TIME ZONE 'UTC'; SET " + kGenericPlans;
+    for (const auto& setting : options_.planner_settings) settings += "; SET " + setting;
+    setup.exec(settings);  // one round trip
     return connection;
   } catch (const std::exception& failure) {
     log::warn("postgres.connect_failed", {{"error", failure.what()}});

@@ -59,11 +59,25 @@ class SavepointHooks {
   bool kept_ = false;
 };
 
+// How PostgreSQL plans a prepared statement. Every session of a pool plans generically: a
+// statement is planned once per connection, not at each execution (planning a payout's large
+// batch statements anew was about a tenth of the stack's CPU at the peak: docs/design.md,
+// "Generic plans"). A statement whose best plan depends on which of its parameters are NULL (a
+// list's `$4 IS NULL OR (created_at, id) < cursor`, whose cursor is an index condition only once
+// the planner knows $4) is declared `custom`: it is planned at each execution with its values.
+enum class Plan { generic, custom };
+
 // SQL lives as named constants next to the repository that runs it.
 struct Statement {
   const char* name;
   const char* sql;
+  Plan plan = Plan::generic;
 };
+
+// The session setting every pool connection starts with (Pool::open_connection), and the one a
+// `custom` statement sets for the rest of its transaction.
+inline constexpr const char* kGenericPlans = "plan_cache_mode = force_generic_plan";
+inline constexpr const char* kCustomPlans = "plan_cache_mode = force_custom_plan";
 
 // A write deferred to the end of the transaction: the rows given to defer_row() for one statement
 // are written by one execution of it, with one array parameter per column (an array literal, cast
@@ -132,9 +146,12 @@ bool grouped(const pqxx::work& tx);
 void keep_locked_row(pqxx::work& tx, std::string key, pqxx::row row);
 std::optional<pqxx::row> take_locked_row(pqxx::work& tx, const std::string& key);
 
-// Runs a named statement, preparing it on this connection the first time it is used.
+// Runs a named statement, preparing it on this connection the first time it is used. A `custom`
+// statement first sets custom plans for the rest of the transaction (one more round trip; only
+// list reads are declared so).
 template <class Transaction, class... Args>
 pqxx::result exec(Transaction& tx, const Statement& statement, Args&&... args) {
+  if (statement.plan == Plan::custom) tx.exec0(std::string("SET LOCAL ") + kCustomPlans);
   tx.conn().prepare(statement.name, statement.sql);
   return tx.exec_prepared(statement.name, std::forward<Args>(args)...);
 }

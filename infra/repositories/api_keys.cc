@@ -31,7 +31,8 @@ constexpr pg::Statement kCountActive{
 constexpr pg::Statement kList{"api_keys_list",
                               "SELECT " PAYRAIL_API_KEY_COLUMNS
                               " FROM api_keys WHERE" PAYRAIL_KEYSET_CONDITIONS("api_keys")
-                                  PAYRAIL_KEYSET_ORDER};
+                                  PAYRAIL_KEYSET_ORDER,
+                              pg::Plan::custom};
 
 constexpr pg::Statement kRevoke{"api_keys_revoke",
                                 "UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND "

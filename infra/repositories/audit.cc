@@ -17,7 +17,7 @@ constexpr pg::Statement kList{"audit_list",
                               "SELECT actor, action, org_id, resource_type, resource_id, details, "
                               "" PAYRAIL_TIMESTAMP("occurred_at") " FROM audit_log "
                               "WHERE ($1::text IS NULL OR org_id = $1) "
-                              "ORDER BY occurred_at DESC, id DESC LIMIT $2"};
+                              "ORDER BY occurred_at DESC, id DESC LIMIT $2", pg::Plan::custom};
 
 }  // namespace
 

@@ -54,7 +54,8 @@ constexpr pg::Statement kExceptions{
     "provider_events_exceptions",
     "SELECT " PAYRAIL_PROVIDER_EVENT_COLUMNS
     " FROM collection_provider_events WHERE outcome IS DISTINCT FROM 'applied' "
-    "AND ($1::text IS NULL OR mode = $1) ORDER BY arrival DESC LIMIT $2"};
+    "AND ($1::text IS NULL OR mode = $1) ORDER BY arrival DESC LIMIT $2",
+    pg::Plan::custom};
 
 ProviderEventRow read_row(const pqxx::row& row) {
   ProviderEventRow result;

@@ -43,7 +43,8 @@ constexpr pg::Statement kList{
     "collections_list",
     "SELECT " PAYRAIL_COLLECTION_COLUMNS
     " FROM collections WHERE ($7::text IS NULL OR status = $7) AND" PAYRAIL_KEYSET_CONDITIONS(
-        "collections") PAYRAIL_KEYSET_ORDER};
+        "collections") PAYRAIL_KEYSET_ORDER,
+    pg::Plan::custom};
 
 // The reference is unique: a collision inserts nothing and the caller draws another.
 constexpr pg::Statement kInsert{

@@ -48,10 +48,12 @@ RETURNING id, topic, message_key, payload, next_attempt_at > now())sql"};
 constexpr pg::Statement kFind{"events_find",
                               "SELECT " PAYRAIL_EVENT_COLUMNS " FROM events WHERE id = $1"};
 
-constexpr pg::Statement kList{"events_list", "SELECT " PAYRAIL_EVENT_COLUMNS
-                                             " FROM events WHERE ($7::text IS NULL OR "
-                                             "type = $7) AND" PAYRAIL_KEYSET_CONDITIONS("events")
-                                                 PAYRAIL_KEYSET_ORDER};
+constexpr pg::Statement kList{"events_list",
+                              "SELECT " PAYRAIL_EVENT_COLUMNS
+                              " FROM events WHERE ($7::text IS NULL OR "
+                              "type = $7) AND" PAYRAIL_KEYSET_CONDITIONS("events")
+                                  PAYRAIL_KEYSET_ORDER,
+                              pg::Plan::custom};
 
 EventRow read_row(const pqxx::row& row) {
   return EventRow{row[0].as<std::string>(),

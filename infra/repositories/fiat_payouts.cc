@@ -53,7 +53,8 @@ constexpr pg::Statement kList{
     "fiat_payouts_list",
     "SELECT " PAYRAIL_FIAT_PAYOUT_COLUMNS
     " FROM fiat_payouts WHERE ($7::text IS NULL OR status = $7) AND ($8::text IS NULL OR "
-    "country = $8) AND" PAYRAIL_KEYSET_CONDITIONS("fiat_payouts") PAYRAIL_KEYSET_ORDER};
+    "country = $8) AND" PAYRAIL_KEYSET_CONDITIONS("fiat_payouts") PAYRAIL_KEYSET_ORDER,
+    pg::Plan::custom};
 
 // The claim, the limit overrides and the insert in one statement (claimed_create.h).
 constexpr pg::Statement kCreate{

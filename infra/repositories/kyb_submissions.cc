@@ -38,13 +38,16 @@ constexpr pg::Statement kList{"kyb_list",
                               "SELECT " PAYRAIL_KYB_COLUMNS
                               " FROM kyb_submissions WHERE ($6::text IS NULL OR status = $6) "
                               "AND" PAYRAIL_ORGANIZATION_KEYSET_CONDITIONS("kyb_submissions")
-                                  PAYRAIL_ORGANIZATION_KEYSET_ORDER};
+                                  PAYRAIL_ORGANIZATION_KEYSET_ORDER,
+                              pg::Plan::custom};
 
-constexpr pg::Statement kQueue{"kyb_queue", "SELECT " PAYRAIL_KYB_COLUMNS
-                                            " FROM kyb_submissions "
-                                            "WHERE ($1::text IS NULL OR status = $1) "
-                                            "AND ($2::text IS NULL OR org_id = $2) "
-                                            "ORDER BY created_at, id LIMIT $3"};
+constexpr pg::Statement kQueue{"kyb_queue",
+                               "SELECT " PAYRAIL_KYB_COLUMNS
+                               " FROM kyb_submissions "
+                               "WHERE ($1::text IS NULL OR status = $1) "
+                               "AND ($2::text IS NULL OR org_id = $2) "
+                               "ORDER BY created_at, id LIMIT $3",
+                               pg::Plan::custom};
 
 constexpr pg::Statement kFind{"kyb_find",
                               "SELECT " PAYRAIL_KYB_COLUMNS " FROM kyb_submissions WHERE id = $1"};

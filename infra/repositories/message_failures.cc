@@ -30,7 +30,8 @@ SELECT f.message_id, f.consumer_group, f.topic, f.resource_id, f.attempts, f.las
 FROM message_failures f LEFT JOIN outbox o ON o.message_id = f.message_id
 WHERE $1 = '' OR $1 = CASE WHEN o.message_id IS NULL OR o.consumed_at IS NOT NULL
                            THEN 'resolved' ELSE f.status END
-ORDER BY f.last_failed_at DESC LIMIT $2)sql"};
+ORDER BY f.last_failed_at DESC LIMIT $2)sql",
+                              pg::Plan::custom};
 
 constexpr pg::Statement kRedrive{"message_failures_redrive", R"sql(
 WITH redriven AS (
@@ -41,7 +42,8 @@ WITH redriven AS (
   RETURNING message_id)
 UPDATE outbox SET published_at = NULL, next_attempt_at = now(), publish_attempts = 0
 WHERE message_id IN (SELECT message_id FROM redriven) AND consumed_at IS NULL
-RETURNING message_id)sql"};
+RETURNING message_id)sql",
+                                 pg::Plan::custom};
 
 constexpr pg::Statement kParkedPerTopic{"message_failures_parked_per_topic", R"sql(
 SELECT f.topic, count(*) FROM message_failures f JOIN outbox o ON o.message_id = f.message_id

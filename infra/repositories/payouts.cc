@@ -80,7 +80,8 @@ constexpr pg::Statement kList{
     "payouts_list",
     "SELECT " PAYRAIL_PAYOUT_COLUMNS
     " FROM payouts WHERE ($7::text IS NULL OR status = $7) AND" PAYRAIL_KEYSET_CONDITIONS("payouts")
-        PAYRAIL_KEYSET_ORDER};
+        PAYRAIL_KEYSET_ORDER,
+    pg::Plan::custom};
 
 // The claim, the limit overrides and the insert in one statement (claimed_create.h).
 constexpr pg::Statement kCreate{

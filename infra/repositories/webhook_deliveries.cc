@@ -141,7 +141,7 @@ constexpr pg::Statement kList{
     "SELECT id, endpoint_id, event_id, event_type, status, attempt_count, " PAYRAIL_TIMESTAMP(
         "next_attempt_at") ", " PAYRAIL_TIMESTAMP("created_at")
     " FROM webhook_deliveries WHERE endpoint_id = $7 AND" PAYRAIL_KEYSET_CONDITIONS(
-        "webhook_deliveries") PAYRAIL_KEYSET_ORDER};
+        "webhook_deliveries") PAYRAIL_KEYSET_ORDER, pg::Plan::custom};
 
 constexpr pg::Statement kListAttempts{
     "webhook_deliveries_list_attempts",

@@ -31,7 +31,8 @@ constexpr pg::Statement kList{
     "webhook_endpoints_list",
     "SELECT " PAYRAIL_ENDPOINT_COLUMNS
     " FROM webhook_endpoints WHERE deleted_at IS NULL AND" PAYRAIL_KEYSET_CONDITIONS(
-        "webhook_endpoints") PAYRAIL_KEYSET_ORDER};
+        "webhook_endpoints") PAYRAIL_KEYSET_ORDER,
+    pg::Plan::custom};
 
 constexpr pg::Statement kFind{
     "webhook_endpoints_find",
