@@ -109,8 +109,13 @@ start_postgres() {
     say "PostgreSQL already running in $cluster"
     return 0
   fi
+  # A Unix socket's path ("<dir>/.s.PGSQL.<port>") is at most 107 bytes, and PostgreSQL refuses
+  # to start when it cannot create the one it is given: a checkout deep in the file system gets
+  # none. Everything here connects over TCP (127.0.0.1).
+  local sockets=$cluster
+  [ $((${#cluster} + 10 + ${#port})) -le 107 ] || sockets="''"
   as_postgres_user "$user" "$bin/pg_ctl" -D "$cluster" -l "$cluster/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$cluster \
+    -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$sockets \
         -c max_connections=400 -c shared_buffers=256MB -c fsync=${PAYRAIL_PG_FSYNC:-on}" \
     start >/dev/null || { tail -n 20 "$cluster/server.log" >&2; die "PostgreSQL did not start"; }
 }

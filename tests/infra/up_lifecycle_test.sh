@@ -8,6 +8,8 @@
 #      next run finishes every payout the stop cut short, exactly once;
 #   3. a port already taken stops infra/up at once with a message naming the port and the
 #      setting that changes it, before anything is started.
+# The data directory lies deep in the file system, as a checkout may: PostgreSQL's socket path
+# there would pass the 107 bytes a Unix socket's path may have.
 set -euo pipefail
 ROOT=${1:?usage: up_lifecycle_test.sh <project root> <build dir>}
 export PAYRAIL_BUILD_DIR=${2:?usage: up_lifecycle_test.sh <project root> <build dir>}
@@ -15,6 +17,9 @@ source "$ROOT/infra/scripts/common.sh"
 
 WORK=$(mktemp -d /tmp/payrail-up-test.XXXXXX)
 chmod 755 "$WORK"
+DATA=$WORK/a-checkout-$(printf 'deep-%.0s' $(seq 1 14))in-the-file-system/data
+# 25: "/postgres/.s.PGSQL.NNNNN" after it, and the path's final NUL.
+[ $((${#DATA} + 25)) -gt 108 ] || { echo "FAIL: $DATA is not deep enough" >&2; exit 1; }
 UP_PID=""
 # Under set -e a failing command here would replace the test's exit status: none may fail.
 cleanup() {
@@ -23,7 +28,7 @@ cleanup() {
     kill -KILL "$BLOCKER" 2>/dev/null || true
     wait "$BLOCKER" 2>/dev/null || true
   fi
-  stop_stale_postgres "$(postgres_cluster_dir "$WORK/data/postgres" "$(postgres_user)")" 2>/dev/null
+  stop_stale_postgres "$(postgres_cluster_dir "$DATA/postgres" "$(postgres_user)")" 2>/dev/null
   [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -45,7 +50,7 @@ free_port() {
     port_in_use "$port" || { echo "$port"; return; }
   done
 }
-export PAYRAIL_DATA_DIR=$WORK/data PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
+export PAYRAIL_DATA_DIR=$DATA PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
 export PAYRAIL_KAFKA_PORT=$(free_port) PAYRAIL_METRICS_BASE_PORT=$METRICS_BASE
 export PAYRAIL_HTTPS_PORT=$(free_port)
 export PAYRAIL_API_PROCESSES=2 PAYRAIL_PG_FSYNC=off
