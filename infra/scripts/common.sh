@@ -92,6 +92,14 @@ postgres_cluster_dir() {
   fi
 }
 
+# postgres_socket_dir <cluster dir> <port>: where the cluster's Unix socket is, or nothing. A
+# socket's path ("<dir>/.s.PGSQL.<port>") is at most 107 bytes, and PostgreSQL refuses to start
+# when it cannot create the socket it is given: a checkout deep in the file system gets none.
+postgres_socket_dir() {
+  local cluster=$1 port=$2
+  if [ $((${#cluster} + 10 + ${#port})) -le 107 ]; then echo "$cluster"; fi
+}
+
 # start_postgres <cluster dir> <port>: initialises on first use, then starts; idempotent.
 start_postgres() {
   local cluster=$1 port=$2 user bin
@@ -109,11 +117,9 @@ start_postgres() {
     say "PostgreSQL already running in $cluster"
     return 0
   fi
-  # A Unix socket's path ("<dir>/.s.PGSQL.<port>") is at most 107 bytes, and PostgreSQL refuses
-  # to start when it cannot create the one it is given: a checkout deep in the file system gets
-  # none. Everything here connects over TCP (127.0.0.1).
-  local sockets=$cluster
-  [ $((${#cluster} + 10 + ${#port})) -le 107 ] || sockets="''"
+  local sockets
+  sockets=$(postgres_socket_dir "$cluster" "$port")
+  [ -n "$sockets" ] || sockets="''"  # none: clients connect over TCP (127.0.0.1)
   as_postgres_user "$user" "$bin/pg_ctl" -D "$cluster" -l "$cluster/server.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$sockets \
         -c max_connections=400 -c shared_buffers=256MB -c fsync=${PAYRAIL_PG_FSYNC:-on}" \

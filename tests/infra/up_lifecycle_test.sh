@@ -8,8 +8,8 @@
 #      next run finishes every payout the stop cut short, exactly once;
 #   3. a port already taken stops infra/up at once with a message naming the port and the
 #      setting that changes it, before anything is started.
-# The data directory lies deep in the file system, as a checkout may: PostgreSQL's socket path
-# there would pass the 107 bytes a Unix socket's path may have.
+# The processes reach PostgreSQL over its Unix socket (tests/infra/deep_checkout_test.sh: over
+# TCP where the checkout is too deep for one).
 set -euo pipefail
 ROOT=${1:?usage: up_lifecycle_test.sh <project root> <build dir>}
 export PAYRAIL_BUILD_DIR=${2:?usage: up_lifecycle_test.sh <project root> <build dir>}
@@ -17,9 +17,6 @@ source "$ROOT/infra/scripts/common.sh"
 
 WORK=$(mktemp -d /tmp/payrail-up-test.XXXXXX)
 chmod 755 "$WORK"
-DATA=$WORK/a-checkout-$(printf 'deep-%.0s' $(seq 1 14))in-the-file-system/data
-# 25: "/postgres/.s.PGSQL.NNNNN" after it, and the path's final NUL.
-[ $((${#DATA} + 25)) -gt 108 ] || { echo "FAIL: $DATA is not deep enough" >&2; exit 1; }
 UP_PID=""
 # Under set -e a failing command here would replace the test's exit status: none may fail.
 cleanup() {
@@ -28,7 +25,7 @@ cleanup() {
     kill -KILL "$BLOCKER" 2>/dev/null || true
     wait "$BLOCKER" 2>/dev/null || true
   fi
-  stop_stale_postgres "$(postgres_cluster_dir "$DATA/postgres" "$(postgres_user)")" 2>/dev/null
+  stop_stale_postgres "$(postgres_cluster_dir "$WORK/data/postgres" "$(postgres_user)")" 2>/dev/null
   [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -50,7 +47,7 @@ free_port() {
     port_in_use "$port" || { echo "$port"; return; }
   done
 }
-export PAYRAIL_DATA_DIR=$DATA PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
+export PAYRAIL_DATA_DIR=$WORK/data PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
 export PAYRAIL_KAFKA_PORT=$(free_port) PAYRAIL_METRICS_BASE_PORT=$METRICS_BASE
 export PAYRAIL_HTTPS_PORT=$(free_port)
 export PAYRAIL_API_PROCESSES=2 PAYRAIL_PG_FSYNC=off
@@ -94,6 +91,13 @@ for process in api api-2 screening screening-2 webhooks-2; do
 done
 curl -fsS "http://127.0.0.1:$PAYRAIL_HTTP_PORT/v1/health" >/dev/null || fail "API not healthy"
 echo "ok: stale PostgreSQL stopped; 2 API, 2 screening, 2 webhooks processes with their metrics"
+# A session over a Unix socket has no client address.
+sessions=$(psql -h 127.0.0.1 -p "$PAYRAIL_PG_PORT" -U payrail -d payrail -tAc \
+  "SELECT count(*) FILTER (WHERE client_addr IS NULL) || ' of ' || count(*) FROM pg_stat_activity
+   WHERE application_name LIKE 'payrail-%'")
+[[ $sessions =~ ^([0-9]+)\ of\ ([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] &&
+  [ "${BASH_REMATCH[2]}" -gt 0 ] || fail "not every process's session is over the socket: $sessions"
+echo "ok: $sessions sessions of the processes over PostgreSQL's Unix socket"
 
 # A steady stream of payouts (one every 50 ms, each with its own Idempotency-Key) is running
 # when SIGTERM arrives; what the stop cut short must be finished by the next run. Clients go
