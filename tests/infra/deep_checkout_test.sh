@@ -24,19 +24,8 @@ fail() {
   exit 1
 }
 
-# Ports below the kernel's ephemeral range, outside the metrics block (as up_lifecycle_test.sh).
-METRICS_BASE=$((20000 + RANDOM % 120 * 100))
-free_port() {
-  local port
-  while :; do
-    port=$((20000 + RANDOM % 12700))
-    [ "$port" -ge "$METRICS_BASE" ] && [ "$port" -lt $((METRICS_BASE + 70)) ] && continue
-    port_in_use "$port" || { echo "$port"; return; }
-  done
-}
-export PAYRAIL_DATA_DIR=$DATA PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
-export PAYRAIL_KAFKA_PORT=$(free_port) PAYRAIL_METRICS_BASE_PORT=$METRICS_BASE
-export PAYRAIL_HTTPS_PORT=$(free_port) PAYRAIL_PG_FSYNC=off
+source "$ROOT/tests/infra/private_ports.sh"
+export PAYRAIL_DATA_DIR=$DATA
 CLUSTER=$(postgres_cluster_dir "$DATA/postgres" "$(postgres_user)")
 [ -z "$(postgres_socket_dir "$CLUSTER" "$PAYRAIL_PG_PORT")" ] ||
   fail "$CLUSTER is not deep enough to leave out the socket"

@@ -35,22 +35,8 @@ fail() {
   exit 1
 }
 
-# Ports below the kernel's ephemeral range (32768 and up), where no outgoing connection can take
-# them between the check and the bind. Metrics use PAYRAIL_METRICS_BASE_PORT .. +69; the other
-# ports are chosen outside that block.
-METRICS_BASE=$((20000 + RANDOM % 120 * 100))
-free_port() {
-  local port
-  while :; do
-    port=$((20000 + RANDOM % 12700))
-    [ "$port" -ge "$METRICS_BASE" ] && [ "$port" -lt $((METRICS_BASE + 70)) ] && continue
-    port_in_use "$port" || { echo "$port"; return; }
-  done
-}
-export PAYRAIL_DATA_DIR=$WORK/data PAYRAIL_HTTP_PORT=$(free_port) PAYRAIL_PG_PORT=$(free_port)
-export PAYRAIL_KAFKA_PORT=$(free_port) PAYRAIL_METRICS_BASE_PORT=$METRICS_BASE
-export PAYRAIL_HTTPS_PORT=$(free_port)
-export PAYRAIL_API_PROCESSES=2 PAYRAIL_PG_FSYNC=off
+source "$ROOT/tests/infra/private_ports.sh"
+export PAYRAIL_DATA_DIR=$WORK/data PAYRAIL_API_PROCESSES=2
 CLUSTER=$(postgres_cluster_dir "$PAYRAIL_DATA_DIR/postgres" "$(postgres_user)")
 
 start_up() {  # start_up <name>: infra/up in the background, waits until it is ready
