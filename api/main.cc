@@ -74,7 +74,8 @@ int main() {
                           static_cast<std::size_t>(config.api_queue_max));
   infra::pg::GroupedWrites creates(
       pool, {.max_requests = static_cast<std::size_t>(config.create_group_max),
-             .max_groups = static_cast<std::size_t>(config.create_groups)});
+             .max_groups = static_cast<std::size_t>(config.create_groups),
+             .stalled_after = std::chrono::milliseconds(config.create_group_stall_ms)});
   api::screened_create::Answers answers(pool, static_cast<std::size_t>(config.create_group_max));
   api::Services services{.config = config,
                          .db = &pool,

@@ -138,6 +138,7 @@ model::Result<Config> load_config_from_environment() {
       read_int("PAYRAIL_DB_ACQUIRE_TIMEOUT_MS", 1, 60000, config.db_acquire_timeout_ms),
       read_int("PAYRAIL_CREATE_GROUP_MAX", 1, 64, config.create_group_max),
       read_int("PAYRAIL_CREATE_GROUPS", 1, 64, config.create_groups),
+      read_int("PAYRAIL_CREATE_GROUP_STALL_MS", 0, 60000, config.create_group_stall_ms),
       read_int("PAYRAIL_KAFKA_SESSION_TIMEOUT_MS", 1000, 300000, config.kafka_session_timeout_ms),
       read_int("PAYRAIL_WORKER_BATCH_MAX", 1, 1000, config.worker_batch_max),
       read_int("PAYRAIL_WORKER_BATCH_WAIT_MS", 0, 1000, config.worker_batch_wait_ms),

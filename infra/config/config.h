@@ -42,9 +42,11 @@ struct Config {
   int db_pool_size = 16;
   int db_acquire_timeout_ms = 2000;
   // Creates that arrive while others are written share a transaction (pg::GroupedWrites): at
-  // most this many per transaction, and this many such transactions at once.
+  // most this many per transaction, and this many such transactions at once; a second one starts
+  // only once the one being written has taken this long (it is stalled).
   int create_group_max = 16;
   int create_groups = 2;
+  int create_group_stall_ms = 20;
 
   // Identity-provider sessions.
   std::string idp_issuer = "payrail-dev";

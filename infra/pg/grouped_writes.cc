@@ -82,22 +82,33 @@ model::Status GroupedWrites::write(Request& request) {
   std::unique_lock lock(mutex_);
   waiting_.push_back(&request);
   // The caller waits for its request to be written, and writes the waiting group itself whenever
-  // a slot is free: the first request of an idle system is written at once and alone.
+  // a group may start: the first request of an idle system is written at once and alone.
   while (!request.done) {
-    if (writing_ < options_.max_groups && !waiting_.empty()) {
+    const auto now = Clock::now();
+    if (!waiting_.empty() && may_start_group(now)) {
       auto group = take_group();
-      ++writing_;
+      const auto since = writing_since_.insert(now);
       lock.unlock();
       write_group(group);
       lock.lock();
-      --writing_;
+      writing_since_.erase(since);
       for (auto* written : group) written->done = true;
       changed_.notify_all();
+    } else if (!waiting_.empty() && writing_since_.size() < options_.max_groups) {
+      // A slot is free, but the youngest group is not stalled yet: wait until it would be.
+      changed_.wait_until(lock, *writing_since_.rbegin() + options_.stalled_after);
     } else {
       changed_.wait(lock);
     }
   }
   return request.status;
+}
+
+// A slot is free, and no group being written is younger than stalled_after.
+bool GroupedWrites::may_start_group(Clock::time_point now) const {
+  if (writing_since_.empty()) return true;
+  if (writing_since_.size() >= options_.max_groups) return false;
+  return now - *writing_since_.rbegin() >= options_.stalled_after;
 }
 
 std::size_t GroupedWrites::waiting() {

@@ -28,12 +28,14 @@
 // balance), stable for equal keys, so two groups take those row locks in the same order.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +47,12 @@ namespace payrail::infra::pg {
 struct GroupOptions {
   std::size_t max_requests = 16;  // in one transaction
   std::size_t max_groups = 2;     // transactions of this kind writing at once
+  // A further group starts only while every group being written has been at it this long (it is
+  // stalled: waiting for a row lock, say). Until then the requests that arrive wait and make the
+  // next group larger: fewer statements and commits per request, and no two groups of creates
+  // taking the same organizations' balance rows at once. Zero starts a group whenever a slot is
+  // free.
+  std::chrono::milliseconds stalled_after{0};
 };
 
 class GroupedWrites {
@@ -83,7 +91,9 @@ class GroupedWrites {
   std::size_t waiting();
 
  private:
-  std::vector<Request*> take_group();  // under mutex_
+  using Clock = std::chrono::steady_clock;
+  std::vector<Request*> take_group();                 // under mutex_
+  bool may_start_group(Clock::time_point now) const;  // under mutex_
   void write_group(std::vector<Request*>& group);
   void write_fast_or_isolated(std::vector<Request*>& group);
 
@@ -92,7 +102,7 @@ class GroupedWrites {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Request*> waiting_;
-  std::size_t writing_ = 0;  // groups being written
+  std::multiset<Clock::time_point> writing_since_;  // when each group being written started
 };
 
 // The row the fast pass read ahead for the request whose key is `key` (GroupedWrites::Ahead), if

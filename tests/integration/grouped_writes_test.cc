@@ -2,13 +2,16 @@
 // requests that wait while a group is written are written together in one transaction; a refused
 // request (insufficient_balance, limit_exceeded, a failing statement) is rolled back alone and
 // the rest of its group commits; two requests with one Idempotency-Key in one group create one
-// payout; a request that finds a slot free is written alone at once. A group's first pass writes
-// its holds and spend reservations at the commit; when their sums do not fit a balance or a limit
-// together, only the request that does not fit is refused. And the create's first statement
-// (claimed_create.h): it reads the limit overrides of its own organization and mode.
+// payout; a request that finds a slot free is written alone at once, unless a stall threshold is
+// set and the group being written has not taken that long, when it waits for the next group. A
+// group's first pass writes its holds and spend reservations at the commit; when their sums do
+// not fit a balance or a limit together, only the request that does not fit is refused. And the
+// create's first statement (claimed_create.h): it reads the limit overrides of its own
+// organization and mode.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <thread>
@@ -257,6 +260,77 @@ TEST_F(GroupedWrites, ARequestThatFindsASlotFreeIsWrittenAloneAtOnce) {
         writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
           first_started = true;
           while (!second_done) std::this_thread::yield();
+          return payouts::create(tx, first);
+        });
+    EXPECT_TRUE(outcome.ok());
+  });
+  while (!first_started) std::this_thread::yield();
+  const auto outcome = writes.write_one<payouts::CreateOutcome>(
+      lock_key(second), [&](pqxx::work& tx) { return payouts::create(tx, second); });
+  second_done = true;
+  holder.join();
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(transactions_of({first, second}), 2);
+  EXPECT_EQ(held(org_id), "3.00");
+}
+
+// With a stall threshold, a free slot is not enough: a request that arrives while a group is
+// being written, and is not stalled, waits for it and goes into the next group.
+TEST_F(GroupedWrites, ARequestWaitsForAGroupThatIsNotStalledThoughASlotIsFree) {
+  infra::pg::GroupedWrites writes(
+      *pool_, {.max_requests = 16, .max_groups = 2, .stalled_after = std::chrono::seconds(10)});
+  const auto org_id = new_organization();
+  const auto first = payout(org_id, "1.00");
+  const auto second = payout(org_id, "2.00");
+  std::atomic<bool> first_started = false;
+  std::atomic<bool> second_done = false;
+  std::atomic<bool> second_done_while_first_ran = true;
+  std::thread holder([&] {
+    const auto outcome =
+        writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
+          first_started = true;
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          while (writes.waiting() < 1 && !second_done &&
+                 std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          second_done_while_first_ran = second_done.load();
+          return payouts::create(tx, first);
+        });
+    EXPECT_TRUE(outcome.ok());
+  });
+  while (!first_started) std::this_thread::yield();
+  const auto outcome = writes.write_one<payouts::CreateOutcome>(
+      lock_key(second), [&](pqxx::work& tx) { return payouts::create(tx, second); });
+  second_done = true;
+  holder.join();
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(second_done_while_first_ran);
+  EXPECT_EQ(transactions_of({first, second}), 2);
+  EXPECT_EQ(held(org_id), "3.00");
+}
+
+// ... and once the group being written has taken longer than the threshold (a lock wait, say),
+// the next one starts in the free slot: a stalled group does not hold up every create.
+TEST_F(GroupedWrites, AStalledGroupLetsTheNextOneStartInTheFreeSlot) {
+  infra::pg::GroupedWrites writes(
+      *pool_,
+      {.max_requests = 16, .max_groups = 2, .stalled_after = std::chrono::milliseconds(50)});
+  const auto org_id = new_organization();
+  const auto first = payout(org_id, "1.00");
+  const auto second = payout(org_id, "2.00");
+  std::atomic<bool> first_started = false;
+  std::atomic<bool> second_done = false;
+  std::thread holder([&] {
+    const auto outcome =
+        writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
+          first_started = true;
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          while (!second_done && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+          }
+          EXPECT_TRUE(second_done) << "the second request waited for the stalled group";
           return payouts::create(tx, first);
         });
     EXPECT_TRUE(outcome.ok());
