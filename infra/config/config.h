@@ -37,14 +37,17 @@ struct Config {
   bool http_reuse_port = false;  // several API processes on one port (SO_REUSEPORT)
   int http_reactor_threads = 2;
   int http_idle_timeout_ms = 60000;  // keep-alive connections idle this long are closed
-  int api_worker_threads = 16;
+  // Threads running handlers. A create holds its thread until its group commits, so this also
+  // bounds how many creates can be waiting to form the next group (docs/design.md, "Larger
+  // groups").
+  int api_worker_threads = 32;
   int api_queue_max = 2048;
   int db_pool_size = 16;
   int db_acquire_timeout_ms = 2000;
   // Creates that arrive while others are written share a transaction (pg::GroupedWrites): at
   // most this many per transaction, and this many such transactions at once; a second one starts
   // only once the one being written has taken this long (it is stalled).
-  int create_group_max = 16;
+  int create_group_max = 32;
   int create_groups = 2;
   int create_group_stall_ms = 20;
 
