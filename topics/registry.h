@@ -21,7 +21,8 @@ struct TopicSpec {
   std::string_view message_type;
   std::string_view message_schema;  // path under schemas/
   // An API request waits for this hop: a create answers once screening decided. Its consumer
-  // fetches with kAnswerFetchWaitMs instead of kFetchWaitMs (infra/runtime/worker.cc).
+  // fetches with kAnswerFetchWaitMs instead of kFetchWaitMs and waits at most kAnswerBatchWaitMs
+  // for more of a batch (infra/runtime/worker.cc).
   bool request_waits = false;
 };
 
@@ -31,6 +32,10 @@ struct TopicSpec {
 // (docs/design.md, "The embedded broker"); a shorter wait costs the broker more idle fetches.
 inline constexpr int kFetchWaitMs = 5;
 inline constexpr int kAnswerFetchWaitMs = 2;
+// How long, at most, a loaded consumer of a topic a request waits for holds a batch's first
+// message for more (PAYRAIL_WORKER_BATCH_WAIT_MS is every other role's, and caps this one too):
+// the wait is on the path of every create's answer (docs/design.md, "Screening's batch wait").
+inline constexpr int kAnswerBatchWaitMs = 10;
 
 // API (POST /v1/payouts) -> screening worker.
 inline constexpr TopicSpec kPayoutsRequested{"payouts.requested",

@@ -269,6 +269,14 @@ int consumer_fetch_wait_ms(const Config& config, const std::vector<TopicHandler>
   return wait_ms;
 }
 
+int consumer_batch_wait_ms(const Config& config, const std::vector<TopicHandler>& topic_handlers) {
+  int wait_ms = config.worker_batch_wait_ms;
+  for (const auto& entry : topic_handlers) {
+    if (entry.topic->request_waits) wait_ms = std::min(wait_ms, topics::kAnswerBatchWaitMs);
+  }
+  return wait_ms;
+}
+
 int run_worker(std::string_view process_name, const std::vector<TopicHandler>& topic_handlers,
                const std::function<void(WorkerContext&)>& on_start,
                const std::function<void()>& on_stop) {
@@ -307,7 +315,7 @@ int run_worker(std::string_view process_name, const std::vector<TopicHandler>& t
                                   .client_id = std::string(process_name),
                                   .session_timeout_ms = config.kafka_session_timeout_ms,
                                   .batch_max = static_cast<std::size_t>(config.worker_batch_max),
-                                  .batch_wait_ms = config.worker_batch_wait_ms,
+                                  .batch_wait_ms = consumer_batch_wait_ms(config, topic_handlers),
                                   .fetch_wait_ms = consumer_fetch_wait_ms(config, topic_handlers),
                                   .debug = config.kafka_debug},
                                  [&](const std::vector<kafka::Delivery>& deliveries) {

@@ -155,6 +155,11 @@ BatchHandler each_message(
 // else the shortest its topics ask for (topics::TopicSpec::request_waits).
 int consumer_fetch_wait_ms(const Config& config, const std::vector<TopicHandler>& topic_handlers);
 
+// How long a loaded consumer of the role waits after a batch's first message for more:
+// PAYRAIL_WORKER_BATCH_WAIT_MS, and at most topics::kAnswerBatchWaitMs for a role one of whose
+// topics a request waits for (TopicSpec::request_waits).
+int consumer_batch_wait_ms(const Config& config, const std::vector<TopicHandler>& topic_handlers);
+
 // Runs until SIGINT/SIGTERM, dispatching each batch's messages to the handler of their type.
 // `on_start` runs once before consuming (load data, start threads); `on_stop` runs after
 // consuming stopped, while the pool still exists. Every topic must name the same consumer group.

@@ -101,5 +101,27 @@ TEST(WorkerFetchWait, ARoleARequestWaitsForFetchesWithTheShorterWait) {
   EXPECT_EQ(consumer_fetch_wait_ms(overridden, handlers_of({&topics::kPayoutsRequested})), 20);
 }
 
+// A loaded screening worker holds a batch's first message for less than the other roles: every
+// create's answer waits for it. PAYRAIL_WORKER_BATCH_WAIT_MS is the other roles' wait, and caps
+// screening's too.
+TEST(WorkerBatchWait, ARoleARequestWaitsForHoldsItsBatchesForLess) {
+  const auto handlers_of = [](std::vector<const topics::TopicSpec*> topics) {
+    std::vector<TopicHandler> handlers;
+    for (const auto* topic : topics) handlers.push_back({topic, nullptr});
+    return handlers;
+  };
+  Config config;
+  config.worker_batch_wait_ms = 20;
+  EXPECT_EQ(consumer_batch_wait_ms(
+                config, handlers_of({&topics::kPayoutsRequested, &topics::kFiatPayoutsRequested})),
+            topics::kAnswerBatchWaitMs);
+  EXPECT_EQ(consumer_batch_wait_ms(config, handlers_of({&topics::kPayoutsApproved})), 20);
+  EXPECT_EQ(consumer_batch_wait_ms(config, handlers_of({&topics::kPayoutsBroadcast})), 20);
+  EXPECT_LT(topics::kAnswerBatchWaitMs, Config{}.worker_batch_wait_ms);
+  config.worker_batch_wait_ms = 3;
+  EXPECT_EQ(consumer_batch_wait_ms(config, handlers_of({&topics::kPayoutsRequested})), 3);
+  EXPECT_EQ(consumer_batch_wait_ms(config, handlers_of({&topics::kPayoutsApproved})), 3);
+}
+
 }  // namespace
 }  // namespace payrail::infra::runtime
