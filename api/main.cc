@@ -55,7 +55,8 @@ int main() {
   auto countries = infra::catalog::Countries::load();
   if (!countries.ok()) exit_with(countries.error().message);
 
-  api::ApiKeyAuthenticator api_keys(pool);
+  api::ApiKeyAuthenticator api_keys(pool, std::chrono::seconds(1),
+                                    static_cast<std::size_t>(config.api_worker_threads));
   api::RateLimiter rate_limiter(
       {.per_second = config.rate_limit_per_second,
        .burst = config.rate_limit_burst,

@@ -55,8 +55,15 @@ model::Result<Credentials> read_credentials(const HttpRequest& request) {
 }
 
 ApiKeyAuthenticator::ApiKeyAuthenticator(infra::pg::Pool& pool,
-                                         std::chrono::milliseconds flush_interval)
-    : pool_(pool), flush_interval_(flush_interval) {
+                                         std::chrono::milliseconds flush_interval,
+                                         std::size_t lookup_group_max)
+    : pool_(pool),
+      lookups_(
+          [&pool](const std::vector<std::string>& prefixes) {
+            return api_keys::find_by_prefixes(pool, prefixes);
+          },
+          lookup_group_max),
+      flush_interval_(flush_interval) {
   flusher_ = std::thread([this] { run_flusher(); });
 }
 
@@ -73,7 +80,7 @@ ApiKeyAuthenticator::~ApiKeyAuthenticator() {
 model::Result<ApiKeyPrincipal> ApiKeyAuthenticator::authenticate(std::string_view secret) {
   const auto prefix = api_keys::visible_prefix(secret);
   if (!prefix) return invalid_key();
-  auto candidates = api_keys::find_by_prefix(pool_, *prefix);
+  auto candidates = lookups_.read(*prefix);
   if (!candidates.ok()) return candidates.error();
   const auto presented_hash = infra::crypto::sha256(secret);
   for (const auto& candidate : *candidates) {

@@ -2,8 +2,9 @@
 //
 // API keys: the visible prefix selects candidates, the SHA-256 of the presented secret is
 // compared with each stored hash in constant time. Every request reads the key from Postgres, so a
-// revocation is effective on the next request in every API process. `last_used_at` is kept in
-// memory and flushed in one batched UPDATE every second, so the hot path never writes.
+// revocation is effective on the next request in every API process; the requests that arrive
+// while a read runs are read together next, by one statement (pg::GroupedReads). `last_used_at`
+// is kept in memory and flushed in one batched UPDATE every second, so the hot path never writes.
 #pragma once
 
 #include <atomic>
@@ -17,7 +18,9 @@
 
 #include "api/context.h"
 #include "infra/auth/jwt.h"
+#include "infra/pg/grouped_reads.h"
 #include "infra/pg/pool.h"
+#include "infra/repositories/api_keys.h"
 #include "schemas/model/result.h"
 
 namespace payrail::api {
@@ -33,7 +36,8 @@ model::Result<Credentials> read_credentials(const HttpRequest& request);
 class ApiKeyAuthenticator {
  public:
   explicit ApiKeyAuthenticator(infra::pg::Pool& pool,
-                               std::chrono::milliseconds flush_interval = std::chrono::seconds(1));
+                               std::chrono::milliseconds flush_interval = std::chrono::seconds(1),
+                               std::size_t lookup_group_max = 32);
   ~ApiKeyAuthenticator();
 
   // api_key_invalid for unknown or revoked keys, org_suspended for suspended or closed orgs.
@@ -44,6 +48,7 @@ class ApiKeyAuthenticator {
   void run_flusher();
 
   infra::pg::Pool& pool_;
+  infra::pg::GroupedReads<std::string, infra::repositories::api_keys::KeyCandidate> lookups_;
   std::chrono::milliseconds flush_interval_;
   std::mutex mutex_;
   std::map<std::string, std::chrono::system_clock::time_point> pending_last_used_;

@@ -38,11 +38,12 @@ constexpr pg::Statement kRevoke{"api_keys_revoke",
                                 "UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND "
                                 "org_id = $2 AND mode = $3 AND revoked_at IS NULL"};
 
-constexpr pg::Statement kFindByPrefix{
-    "api_keys_find_by_prefix",
-    "SELECT k.id, k.org_id, k.mode, k.scopes, k.secret_hash, o.status, o.kyb_status "
+// The keys of several requests at once (authentication reads them in groups: pg::GroupedReads).
+constexpr pg::Statement kFindByPrefixes{
+    "api_keys_find_by_prefixes",
+    "SELECT k.prefix, k.id, k.org_id, k.mode, k.scopes, k.secret_hash, o.status, o.kyb_status "
     "FROM api_keys k JOIN organizations o ON o.id = k.org_id "
-    "WHERE k.prefix = $1 AND k.revoked_at IS NULL"};
+    "WHERE k.prefix = ANY($1::text[]) AND k.revoked_at IS NULL"};
 
 // Timestamps travel as epoch microseconds so they stay exact.
 constexpr pg::Statement kRecordLastUsed{
@@ -125,21 +126,38 @@ model::Result<bool> revoke(pg::Pool& pool, std::string_view org_id, model::Mode 
   });
 }
 
-model::Result<std::vector<KeyCandidate>> find_by_prefix(pg::Pool& pool, std::string_view prefix) {
-  return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<std::vector<KeyCandidate>> {
-    std::vector<KeyCandidate> candidates;
-    for (const auto& row : pg::exec(tx, kFindByPrefix, std::string(prefix))) {
-      const pqxx::binarystring hash(row[4]);
-      const auto org_status = model::parse_organization_status(row[5].as<std::string>());
-      const auto kyb_status = model::parse_kyb_status(row[6].as<std::string>());
-      // The organizations table's CHECK constraints admit exactly the enums' names.
-      if (!org_status || !kyb_status) throw std::logic_error("organization status outside model");
-      candidates.push_back(KeyCandidate{row[0].as<std::string>(), row[1].as<std::string>(),
-                                        *model::parse_mode(row[2].as<std::string>()),
-                                        parse_text_array(row[3]), hash.str(), *org_status,
-                                        *kyb_status});
+namespace {
+
+KeyCandidate read_candidate(const pqxx::row& row) {
+  const pqxx::binarystring hash(row[5]);
+  const auto org_status = model::parse_organization_status(row[6].as<std::string>());
+  const auto kyb_status = model::parse_kyb_status(row[7].as<std::string>());
+  // The organizations table's CHECK constraints admit exactly the enums' names.
+  if (!org_status || !kyb_status) throw std::logic_error("organization status outside model");
+  return KeyCandidate{row[1].as<std::string>(),
+                      row[2].as<std::string>(),
+                      *model::parse_mode(row[3].as<std::string>()),
+                      parse_text_array(row[4]),
+                      hash.str(),
+                      *org_status,
+                      *kyb_status};
+}
+
+}  // namespace
+
+model::Result<std::vector<std::vector<KeyCandidate>>> find_by_prefixes(
+    pg::Pool& pool, const std::vector<std::string>& prefixes) {
+  using Found = std::vector<std::vector<KeyCandidate>>;
+  return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<Found> {
+    Found found(prefixes.size());
+    for (const auto& row : pg::exec(tx, kFindByPrefixes, pg::sql_array(prefixes))) {
+      const auto prefix = row[0].as<std::string>();
+      const auto candidate = read_candidate(row);
+      for (std::size_t i = 0; i < prefixes.size(); ++i) {
+        if (prefixes[i] == prefix) found[i].push_back(candidate);
+      }
     }
-    return candidates;
+    return found;
   });
 }
 

@@ -68,7 +68,9 @@ model::Result<Page<ApiKeyRow>> list(pg::Pool& pool, std::string_view org_id, mod
 model::Result<bool> revoke(pg::Pool& pool, std::string_view org_id, model::Mode mode,
                            std::string_view key_id);
 
-model::Result<std::vector<KeyCandidate>> find_by_prefix(pg::Pool& pool, std::string_view prefix);
+// The candidates of each prefix, in the prefixes' order (a prefix may appear more than once).
+model::Result<std::vector<std::vector<KeyCandidate>>> find_by_prefixes(
+    pg::Pool& pool, const std::vector<std::string>& prefixes);
 
 using LastUse = std::pair<std::string, std::chrono::system_clock::time_point>;
 model::Status record_last_used(pg::Pool& pool, const std::vector<LastUse>& uses);

@@ -108,6 +108,36 @@ class GroupedWrites : public DatabaseSuite<4> {
     return results;
   }
 
+  // Writes a payout in a thread and, once its transaction has started, a second one of the same
+  // organization from this thread. `hold` runs in the first's transaction before its create,
+  // given whether the second has been written, and decides how long the first holds its group.
+  // Both are written, in two transactions.
+  using Hold = std::function<void(const std::atomic<bool>& second_done)>;
+  static void write_while_first_holds(infra::pg::GroupedWrites& writes, const Hold& hold) {
+    const auto org_id = new_organization();
+    const auto first = payout(org_id, "1.00");
+    const auto second = payout(org_id, "2.00");
+    std::atomic<bool> first_started = false;
+    std::atomic<bool> second_done = false;
+    std::thread holder([&] {
+      const auto outcome =
+          writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
+            first_started = true;
+            hold(second_done);
+            return payouts::create(tx, first);
+          });
+      EXPECT_TRUE(outcome.ok());
+    });
+    while (!first_started) std::this_thread::yield();
+    const auto outcome = writes.write_one<payouts::CreateOutcome>(
+        lock_key(second), [&](pqxx::work& tx) { return payouts::create(tx, second); });
+    second_done = true;
+    holder.join();
+    ASSERT_TRUE(outcome.ok());
+    EXPECT_EQ(transactions_of({first, second}), 2);
+    EXPECT_EQ(held(org_id), "3.00");
+  }
+
   // How many transactions wrote these payouts: created_at is now(), the start of the transaction
   // (xmin would count each savepoint's subtransaction apart).
   static int transactions_of(const std::vector<payouts::NewPayout>& requests) {
@@ -249,29 +279,10 @@ TEST_F(GroupedWrites, OneKeyTwiceInAGroupCreatesOnePayout) {
 
 TEST_F(GroupedWrites, ARequestThatFindsASlotFreeIsWrittenAloneAtOnce) {
   infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 2});
-  const auto org_id = new_organization();
-  const auto first = payout(org_id, "1.00");
-  const auto second = payout(org_id, "2.00");
-  std::atomic<bool> first_started = false;
-  std::atomic<bool> second_done = false;
   // The first holds its slot until the second, written in the other slot, has committed.
-  std::thread holder([&] {
-    const auto outcome =
-        writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
-          first_started = true;
-          while (!second_done) std::this_thread::yield();
-          return payouts::create(tx, first);
-        });
-    EXPECT_TRUE(outcome.ok());
+  write_while_first_holds(writes, [](const std::atomic<bool>& second_done) {
+    while (!second_done) std::this_thread::yield();
   });
-  while (!first_started) std::this_thread::yield();
-  const auto outcome = writes.write_one<payouts::CreateOutcome>(
-      lock_key(second), [&](pqxx::work& tx) { return payouts::create(tx, second); });
-  second_done = true;
-  holder.join();
-  ASSERT_TRUE(outcome.ok());
-  EXPECT_EQ(transactions_of({first, second}), 2);
-  EXPECT_EQ(held(org_id), "3.00");
 }
 
 // With a stall threshold, a free slot is not enough: a request that arrives while a group is
@@ -279,36 +290,16 @@ TEST_F(GroupedWrites, ARequestThatFindsASlotFreeIsWrittenAloneAtOnce) {
 TEST_F(GroupedWrites, ARequestWaitsForAGroupThatIsNotStalledThoughASlotIsFree) {
   infra::pg::GroupedWrites writes(
       *pool_, {.max_requests = 16, .max_groups = 2, .stalled_after = std::chrono::seconds(10)});
-  const auto org_id = new_organization();
-  const auto first = payout(org_id, "1.00");
-  const auto second = payout(org_id, "2.00");
-  std::atomic<bool> first_started = false;
-  std::atomic<bool> second_done = false;
-  std::atomic<bool> second_done_while_first_ran = true;
-  std::thread holder([&] {
-    const auto outcome =
-        writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
-          first_started = true;
-          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-          while (writes.waiting() < 1 && !second_done &&
-                 std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::yield();
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(200));
-          second_done_while_first_ran = second_done.load();
-          return payouts::create(tx, first);
-        });
-    EXPECT_TRUE(outcome.ok());
+  bool second_done_while_first_ran = true;
+  write_while_first_holds(writes, [&](const std::atomic<bool>& second_done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (writes.waiting() < 1 && !second_done && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    second_done_while_first_ran = second_done;
   });
-  while (!first_started) std::this_thread::yield();
-  const auto outcome = writes.write_one<payouts::CreateOutcome>(
-      lock_key(second), [&](pqxx::work& tx) { return payouts::create(tx, second); });
-  second_done = true;
-  holder.join();
-  ASSERT_TRUE(outcome.ok());
   EXPECT_FALSE(second_done_while_first_ran);
-  EXPECT_EQ(transactions_of({first, second}), 2);
-  EXPECT_EQ(held(org_id), "3.00");
 }
 
 // ... and once the group being written has taken longer than the threshold (a lock wait, say),
@@ -317,32 +308,13 @@ TEST_F(GroupedWrites, AStalledGroupLetsTheNextOneStartInTheFreeSlot) {
   infra::pg::GroupedWrites writes(
       *pool_,
       {.max_requests = 16, .max_groups = 2, .stalled_after = std::chrono::milliseconds(50)});
-  const auto org_id = new_organization();
-  const auto first = payout(org_id, "1.00");
-  const auto second = payout(org_id, "2.00");
-  std::atomic<bool> first_started = false;
-  std::atomic<bool> second_done = false;
-  std::thread holder([&] {
-    const auto outcome =
-        writes.write_one<payouts::CreateOutcome>(lock_key(first), [&](pqxx::work& tx) {
-          first_started = true;
-          const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-          while (!second_done && std::chrono::steady_clock::now() < deadline) {
-            std::this_thread::yield();
-          }
-          EXPECT_TRUE(second_done) << "the second request waited for the stalled group";
-          return payouts::create(tx, first);
-        });
-    EXPECT_TRUE(outcome.ok());
+  write_while_first_holds(writes, [](const std::atomic<bool>& second_done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!second_done && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    EXPECT_TRUE(second_done) << "the second request waited for the stalled group";
   });
-  while (!first_started) std::this_thread::yield();
-  const auto outcome = writes.write_one<payouts::CreateOutcome>(
-      lock_key(second), [&](pqxx::work& tx) { return payouts::create(tx, second); });
-  second_done = true;
-  holder.join();
-  ASSERT_TRUE(outcome.ok());
-  EXPECT_EQ(transactions_of({first, second}), 2);
-  EXPECT_EQ(held(org_id), "3.00");
 }
 
 TEST_F(GroupedWrites, ACreateReadsTheLimitOverridesOfItsOwnModeWithItsClaim) {
