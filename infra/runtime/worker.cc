@@ -260,21 +260,24 @@ std::vector<HandlerOutcome> dispatch(const std::vector<TopicHandler>& topic_hand
 
 }  // namespace
 
+namespace {
+
+// Whether an API request waits for one of the role's topics (TopicSpec::request_waits).
+bool a_request_waits(const std::vector<TopicHandler>& topic_handlers) {
+  return std::any_of(topic_handlers.begin(), topic_handlers.end(),
+                     [](const TopicHandler& entry) { return entry.topic->request_waits; });
+}
+
+}  // namespace
+
 int consumer_fetch_wait_ms(const Config& config, const std::vector<TopicHandler>& topic_handlers) {
   if (config.kafka_fetch_wait_ms) return *config.kafka_fetch_wait_ms;
-  int wait_ms = topics::kFetchWaitMs;
-  for (const auto& entry : topic_handlers) {
-    if (entry.topic->request_waits) wait_ms = std::min(wait_ms, topics::kAnswerFetchWaitMs);
-  }
-  return wait_ms;
+  return a_request_waits(topic_handlers) ? topics::kAnswerFetchWaitMs : topics::kFetchWaitMs;
 }
 
 int consumer_batch_wait_ms(const Config& config, const std::vector<TopicHandler>& topic_handlers) {
-  int wait_ms = config.worker_batch_wait_ms;
-  for (const auto& entry : topic_handlers) {
-    if (entry.topic->request_waits) wait_ms = std::min(wait_ms, topics::kAnswerBatchWaitMs);
-  }
-  return wait_ms;
+  if (!a_request_waits(topic_handlers)) return config.worker_batch_wait_ms;
+  return std::min(config.worker_batch_wait_ms, topics::kAnswerBatchWaitMs);
 }
 
 int run_worker(std::string_view process_name, const std::vector<TopicHandler>& topic_handlers,
