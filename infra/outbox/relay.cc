@@ -41,6 +41,18 @@ constexpr pg::Statement kClaimAllDue{"outbox_claim_all_due",
 
 constexpr auto kAllDueInterval = std::chrono::seconds(1);
 
+// The statements that walk outbox_unpublished (the claim of every due row, the backlog count) run
+// as plain index scans. Every publication leaves an entry there that points at a dead row version
+// until VACUUM, and only a plain index scan marks such entries dead as it passes them, so the
+// next scan skips them without reading the table. The planner chose bitmap scans, which never
+// mark them: each of these statements then read the table page of every publication since the
+// last VACUUM, 15-77 ms every second in every process with 300,000 outbox rows, and their bursts
+// put most of the half-peak benchmark's slowest creates together (docs/design.md, Throughput).
+// The backlog count is too small to gain from parallel workers, whose start cost 5 ms a call.
+void walk_outbox_unpublished_by_plain_index_scans(pqxx::work& tx) {
+  tx.exec0("SET LOCAL enable_bitmapscan = off; SET LOCAL max_parallel_workers_per_gather = 0");
+}
+
 // The producer reports every message within its message timeout (10 s); the lease outlives it.
 constexpr long kClaimLeaseMs = 30000;
 
@@ -209,6 +221,7 @@ model::Status Relay::claim_all_due(std::vector<long>& ids, std::vector<kafka::Pr
   return pool_.transact([&](pqxx::work& tx) -> model::Status {
     ids.clear();
     items.clear();
+    walk_outbox_unpublished_by_plain_index_scans(tx);
     std::map<long, kafka::ProduceItem> by_id;  // RETURNING has no order: published oldest first
     for (const auto& row :
          pg::exec(tx, kClaimAllDue, static_cast<long>(options_.batch_max), kClaimLeaseMs)) {
@@ -377,6 +390,7 @@ std::string Relay::broker_topic(const std::string& registry_name) const {
 
 model::Status Relay::refresh_backlog() {
   return pool_.transact([&](pqxx::work& tx) -> model::Status {
+    walk_outbox_unpublished_by_plain_index_scans(tx);
     std::map<std::string, metrics::OutboxBacklog> by_topic;
     for (const auto& row : pg::exec(tx, kBacklog)) {
       const auto topic = broker_topic(row[0].as<std::string>());
