@@ -39,10 +39,15 @@ constexpr pg::Statement kRevoke{"api_keys_revoke",
                                 "org_id = $2 AND mode = $3 AND revoked_at IS NULL"};
 
 // The keys of several requests at once (authentication reads them in groups: pg::GroupedReads).
+// Each key's organization is read by its primary key (the LATERAL subquery with OFFSET 0 is not
+// merged into a join). As a join, the generic plan, which expects ten keys for any array, hashed
+// them and read every organization for each request: 0.2 ms a lookup with 1,728 organizations,
+// against 0.02 ms, and more with every organization.
 constexpr pg::Statement kFindByPrefixes{
     "api_keys_find_by_prefixes",
     "SELECT k.prefix, k.id, k.org_id, k.mode, k.scopes, k.secret_hash, o.status, o.kyb_status "
-    "FROM api_keys k JOIN organizations o ON o.id = k.org_id "
+    "FROM api_keys k CROSS JOIN LATERAL ("
+    "SELECT status, kyb_status FROM organizations WHERE id = k.org_id OFFSET 0) o "
     "WHERE k.prefix = ANY($1::text[]) AND k.revoked_at IS NULL"};
 
 // Timestamps travel as epoch microseconds so they stay exact.

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "infra/pg/pool.h"
+#include "infra/repositories/api_keys.h"
 #include "infra/repositories/payouts.h"
 #include "tests/support/database_suite.h"
 
@@ -79,6 +80,32 @@ TEST_F(PlanModes, AListPageIsPlannedWithItsCursor) {
                                                        std::nullopt, query);
   ASSERT_TRUE(page.ok());
   EXPECT_EQ(plans_of("payouts_list"), (std::pair<long, long>{0, 1}));
+}
+
+// Authentication reads each key's organization by its primary key. The generic plan of the plain
+// join hashed the keys and read every organization, for every request.
+TEST_F(PlanModes, AKeyLookupReadsOnlyTheOrganizationsOfItsKeys) {
+  database_->scalar(
+      "INSERT INTO organizations (id, legal_name, display_name, country, owner_subject) "
+      "SELECT 'org_plans_' || n, 'Test Ltd', 'Test', 'CA', 'owner' "
+      "FROM generate_series(1, 2000) AS n");
+  database_->scalar(
+      "INSERT INTO api_keys (id, org_id, mode, prefix, secret_hash, scopes) "
+      "SELECT 'key_plans_' || n, 'org_plans_' || n, 'test', 'pk_test_plans_' || n, "
+      "sha256(n::text::bytea), '{payouts:write}' FROM generate_series(1, 2000) AS n");
+  database_->scalar("ANALYZE organizations; ANALYZE api_keys");
+  ASSERT_TRUE(infra::repositories::api_keys::find_by_prefixes(*pool_, {"pk_test_plans"}).ok());
+  const auto plan = pool_->transact([&](pqxx::work& tx) -> model::Result<std::string> {
+    std::string text;
+    for (const auto& row :
+         tx.exec("EXPLAIN EXECUTE api_keys_find_by_prefixes('{pk_test_plans}')")) {
+      text += row[0].as<std::string>() + "\n";
+    }
+    return text;
+  });
+  ASSERT_TRUE(plan.ok());
+  EXPECT_NE(plan->find("Index Scan using organizations_pkey"), std::string::npos) << *plan;
+  EXPECT_EQ(plan->find("Seq Scan on organizations"), std::string::npos) << *plan;
 }
 
 }  // namespace
