@@ -16,10 +16,16 @@ constexpr pg::Statement kOverrides{"spend_overrides",
                                    "SELECT " PAYRAIL_OVERRIDE_COLUMNS
                                    " FROM organization_limits WHERE org_id = $1 AND mode = $2"};
 
+// The scopes arrive without duplicates (effective_limits). Each is read by the primary key: the
+// LATERAL subquery with OFFSET 0 is not merged into a join, whose generic plan (ten rows expected
+// from any array) hashed the scopes and read the whole table for every batch the screening worker
+// decides, as authentication did (api_keys.cc).
 constexpr pg::Statement kOverridesOf{
-    "spend_overrides_of", "SELECT org_id, mode, " PAYRAIL_OVERRIDE_COLUMNS
-                          " FROM organization_limits "
-                          "WHERE (org_id, mode) IN (SELECT * FROM unnest($1::text[], $2::text[]))"};
+    "spend_overrides_of",
+    "SELECT organization_limits.org_id, organization_limits.mode, " PAYRAIL_OVERRIDE_COLUMNS
+    " FROM unnest($1::text[], $2::text[]) AS scope (org_id, mode) CROSS JOIN LATERAL ("
+    "SELECT * FROM organization_limits WHERE org_id = scope.org_id AND mode = scope.mode "
+    "OFFSET 0) AS organization_limits"};
 
 // Both periods in one round trip, day first (the order every reservation locks them in);
 // returns the periods whose counter took the amount: an existing counter only while it stays

@@ -11,6 +11,7 @@
 #include "infra/pg/pool.h"
 #include "infra/repositories/api_keys.h"
 #include "infra/repositories/payouts.h"
+#include "infra/repositories/spend.h"
 #include "tests/support/database_suite.h"
 
 namespace payrail::testing {
@@ -47,6 +48,38 @@ class PlanModes : public DatabaseSuite<1> {
       ASSERT_TRUE(ran.ok());
     }
   }
+
+  // The generic plan of the prepared statement `execute` names (its session's, as the pool runs
+  // it).
+  static std::string generic_plan(const std::string& execute) {
+    const auto plan = pool_->transact([&](pqxx::work& tx) -> model::Result<std::string> {
+      std::string text;
+      for (const auto& row : tx.exec("EXPLAIN EXECUTE " + execute)) {
+        text += row[0].as<std::string>() + "\n";
+      }
+      return text;
+    });
+    EXPECT_TRUE(plan.ok());
+    return plan.ok() ? *plan : "";
+  }
+
+  // 2,000 organizations, each with an API key and limits of its own, their statistics taken.
+  static void add_many_organizations() {
+    database_->scalar(
+        "INSERT INTO organizations (id, legal_name, display_name, country, owner_subject) "
+        "SELECT 'org_plans_' || n, 'Test Ltd', 'Test', 'CA', 'owner' "
+        "FROM generate_series(1, 2000) AS n ON CONFLICT DO NOTHING");
+    database_->scalar(
+        "INSERT INTO api_keys (id, org_id, mode, prefix, secret_hash, scopes) "
+        "SELECT 'key_plans_' || n, 'org_plans_' || n, 'test', 'pk_test_plans_' || n, "
+        "sha256(n::text::bytea), '{payouts:write}' FROM generate_series(1, 2000) AS n "
+        "ON CONFLICT DO NOTHING");
+    database_->scalar(
+        "INSERT INTO organization_limits (org_id, mode, daily_usd) "
+        "SELECT 'org_plans_' || n, 'test', 1000 FROM generate_series(1, 2000) AS n "
+        "ON CONFLICT DO NOTHING");
+    database_->scalar("ANALYZE organizations; ANALYZE api_keys; ANALYZE organization_limits");
+  }
 };
 
 constexpr pg::Statement kCount{"plan_modes_count",
@@ -82,30 +115,38 @@ TEST_F(PlanModes, AListPageIsPlannedWithItsCursor) {
   EXPECT_EQ(plans_of("payouts_list"), (std::pair<long, long>{0, 1}));
 }
 
-// Authentication reads each key's organization by its primary key. The generic plan of the plain
-// join hashed the keys and read every organization, for every request.
+// Statements that take an array of keys read each key's row by its index. The generic plan of a
+// join expects ten rows from any array, hashes them and reads the whole other table: for every
+// request (authentication), for every screening batch (the organizations' limits).
 TEST_F(PlanModes, AKeyLookupReadsOnlyTheOrganizationsOfItsKeys) {
-  database_->scalar(
-      "INSERT INTO organizations (id, legal_name, display_name, country, owner_subject) "
-      "SELECT 'org_plans_' || n, 'Test Ltd', 'Test', 'CA', 'owner' "
-      "FROM generate_series(1, 2000) AS n");
-  database_->scalar(
-      "INSERT INTO api_keys (id, org_id, mode, prefix, secret_hash, scopes) "
-      "SELECT 'key_plans_' || n, 'org_plans_' || n, 'test', 'pk_test_plans_' || n, "
-      "sha256(n::text::bytea), '{payouts:write}' FROM generate_series(1, 2000) AS n");
-  database_->scalar("ANALYZE organizations; ANALYZE api_keys");
+  add_many_organizations();
   ASSERT_TRUE(infra::repositories::api_keys::find_by_prefixes(*pool_, {"pk_test_plans"}).ok());
-  const auto plan = pool_->transact([&](pqxx::work& tx) -> model::Result<std::string> {
-    std::string text;
-    for (const auto& row :
-         tx.exec("EXPLAIN EXECUTE api_keys_find_by_prefixes('{pk_test_plans}')")) {
-      text += row[0].as<std::string>() + "\n";
-    }
-    return text;
+  const auto plan = generic_plan("api_keys_find_by_prefixes('{pk_test_plans}')");
+  EXPECT_NE(plan.find("Index Scan using organizations_pkey"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Seq Scan on organizations"), std::string::npos) << plan;
+}
+
+TEST_F(PlanModes, TheLimitsOfABatchAreReadOnlyForItsOrganizations) {
+  add_many_organizations();
+  namespace spend = infra::repositories::spend;
+  const std::vector<spend::Scope> scopes = {{"org_plans_1", model::Mode::test},
+                                            {"org_plans_1", model::Mode::live},
+                                            {"org_plans_2", model::Mode::test}};
+  const auto read = pool_->transact([&](pqxx::work& tx) -> model::Result<spend::LimitsByScope> {
+    return spend::effective_limits(tx, scopes);
   });
-  ASSERT_TRUE(plan.ok());
-  EXPECT_NE(plan->find("Index Scan using organizations_pkey"), std::string::npos) << *plan;
-  EXPECT_EQ(plan->find("Seq Scan on organizations"), std::string::npos) << *plan;
+  ASSERT_TRUE(read.ok());
+  // Each scope has its own row's limits, or the mode's defaults without one.
+  const auto daily_of = [&](const spend::Scope& scope) {
+    return model::format_decimal(read->at(scope).daily_usd);
+  };
+  EXPECT_EQ(daily_of(scopes[0]), "1000");
+  EXPECT_EQ(daily_of(scopes[1]),
+            model::format_decimal(model::default_payout_limits(model::Mode::live).daily_usd));
+  EXPECT_EQ(daily_of(scopes[2]), "1000");
+  const auto plan = generic_plan("spend_overrides_of('{org_plans_1}', '{test}')");
+  EXPECT_NE(plan.find("Index Scan using organization_limits_pkey"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find("Seq Scan on organization_limits"), std::string::npos) << plan;
 }
 
 }  // namespace
