@@ -46,8 +46,8 @@ constexpr auto kAllDueInterval = std::chrono::seconds(1);
 // until VACUUM, and only a plain index scan marks such entries dead as it passes them, so the
 // next scan skips them without reading the table. The planner chose bitmap scans, which never
 // mark them: each of these statements then read the table page of every publication since the
-// last VACUUM, 15-77 ms every second in every process with 300,000 outbox rows, and their bursts
-// put most of the half-peak benchmark's slowest creates together (docs/design.md, Throughput).
+// last VACUUM, 15-77 ms every second in every process with 300,000 outbox rows (docs/design.md,
+// Throughput).
 // The backlog count is too small to gain from parallel workers, whose start cost 5 ms a call.
 void walk_outbox_unpublished_by_plain_index_scans(pqxx::work& tx) {
   tx.exec0("SET LOCAL enable_bitmapscan = off; SET LOCAL max_parallel_workers_per_gather = 0");

@@ -258,10 +258,6 @@ std::vector<HandlerOutcome> dispatch(const std::vector<TopicHandler>& topic_hand
   return outcomes;
 }
 
-}  // namespace
-
-namespace {
-
 // Whether an API request waits for one of the role's topics (TopicSpec::request_waits).
 bool a_request_waits(const std::vector<TopicHandler>& topic_handlers) {
   return std::any_of(topic_handlers.begin(), topic_handlers.end(),
