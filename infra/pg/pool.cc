@@ -282,14 +282,20 @@ model::Result<std::unique_ptr<pqxx::connection>> Pool::acquire() {
     auto connection = std::move(idle_.back());
     idle_.pop_back();
     publish_usage();
+    lock.unlock();
+    // If the session broke, the transaction finds out and reconnects, as after any idle loss.
+    (void)replan_if_due(*connection);
     return connection;
   }
   ++open_count_;
   publish_usage();
   lock.unlock();
   auto opened = open_connection();
-  if (!opened.ok()) {
-    lock.lock();
+  lock.lock();
+  if (opened.ok()) {
+    replans_[opened->get()] = {std::chrono::steady_clock::now() + options_.replan_interval,
+                               options_.replan_interval};
+  } else {
     --open_count_;
     publish_usage();
     available_.notify_one();
@@ -297,11 +303,33 @@ model::Result<std::unique_ptr<pqxx::connection>> Pool::acquire() {
   return opened;
 }
 
+bool Pool::replan_if_due(pqxx::connection& connection) {
+  if (options_.replan_interval.count() <= 0) return true;
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mutex_);
+    const auto found = replans_.find(&connection);
+    if (found == replans_.end() || now < found->second.due) return true;
+    auto& replan = found->second;
+    replan.interval = std::min(replan.interval * 2, options_.replan_interval_max);
+    replan.due = now + replan.interval;
+  }
+  try {
+    pqxx::nontransaction discard(connection);
+    discard.exec0("DISCARD PLANS");
+    return true;
+  } catch (const std::exception& failure) {
+    log::warn("postgres.discard_plans_failed", {{"error", failure.what()}});
+    return false;
+  }
+}
+
 void Pool::release(std::unique_ptr<pqxx::connection> connection, bool reusable) {
   std::lock_guard lock(mutex_);
   if (reusable && connection && connection->is_open()) {
     idle_.push_back(std::move(connection));
   } else {
+    replans_.erase(connection.get());
     --open_count_;
   }
   publish_usage();

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -165,6 +166,15 @@ struct PoolOptions {
   // Planner settings for every session of the pool ("enable_bitmapscan = off"), for a pool whose
   // statements must keep one plan whatever the table's statistics say (webhooks' delivery pool).
   std::vector<std::string> planner_settings;
+  // When a session plans its statements again (DISCARD PLANS, at the acquire that finds it due):
+  // replan_interval after it opened, then after twice as long each time, up to
+  // replan_interval_max. A generic plan is made for the size its tables had when the statement
+  // first ran, and kept until an ANALYZE of one of them: on a new database, sequential scans of
+  // tables that then grow by a thousand rows a second, for a minute or more (docs/design.md,
+  // "Plans made on an empty database"). Doubling keeps each plan within about twice its tables'
+  // age. Zero: never.
+  std::chrono::milliseconds replan_interval{1000};
+  std::chrono::milliseconds replan_interval_max{600000};
 };
 
 class Pool {
@@ -195,6 +205,8 @@ class Pool {
 
  private:
   model::Result<std::unique_ptr<pqxx::connection>> acquire();
+  // The session is due to plan again: discards its plans (false if that failed).
+  bool replan_if_due(pqxx::connection& connection);
   void release(std::unique_ptr<pqxx::connection> connection, bool reusable);
   void publish_usage();  // under mutex_
   void count_transaction(std::string_view outcome);
@@ -205,6 +217,12 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable available_;
   std::vector<std::unique_ptr<pqxx::connection>> idle_;
+  // When each open session plans again next, and the interval that led there.
+  struct Replan {
+    std::chrono::steady_clock::time_point due;
+    std::chrono::milliseconds interval;
+  };
+  std::unordered_map<const pqxx::connection*, Replan> replans_;
   std::size_t open_count_ = 0;
   metrics::PoolMetrics* metrics_;
 };

@@ -5,7 +5,9 @@
 // own transaction plans so.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "infra/pg/pool.h"
@@ -147,6 +149,56 @@ TEST_F(PlanModes, TheLimitsOfABatchAreReadOnlyForItsOrganizations) {
   const auto plan = generic_plan("spend_overrides_of('{org_plans_1}', '{test}')");
   EXPECT_NE(plan.find("Index Scan using organization_limits_pkey"), std::string::npos) << plan;
   EXPECT_EQ(plan.find("Seq Scan on organization_limits"), std::string::npos) << plan;
+}
+
+// A generic plan is made for the size its tables had when the statement first ran, and nothing
+// but an ANALYZE of them (autovacuum's, in its own time) makes it again. On a new database every
+// statement is planned on empty tables, so the pool discards its sessions' plans every
+// replan_interval: each is planned again for the tables as they are. The probe's rows are wide,
+// like a payout's: ten pages of them (what the planner assumes of an empty table) are cheaper to
+// read whole than through the index.
+constexpr pg::Statement kProbe{"replan_probe_find_many",
+                               "SELECT id FROM replan_probe WHERE id = ANY($1::text[])"};
+
+TEST_F(PlanModes, ASessionPlansAgainForTablesThatGrewSinceItsPlan) {
+  constexpr auto kReplanInterval = std::chrono::seconds(3);
+  database_->scalar(
+      "CREATE TABLE replan_probe (id text PRIMARY KEY, body char(400)) "
+      "WITH (autovacuum_enabled = off)");
+  pg::Pool pool(
+      {.url = database_->url(), .max_connections = 1, .replan_interval = kReplanInterval});
+  const auto plan_of_probe = [&] {
+    const auto plan = pool.transact([&](pqxx::work& tx) -> model::Result<std::string> {
+      pg::exec(tx, kProbe, std::string("{a}"));
+      std::string text;
+      for (const auto& row : tx.exec("EXPLAIN EXECUTE replan_probe_find_many('{a}')")) {
+        text += row[0].as<std::string>() + "\n";
+      }
+      return text;
+    });
+    EXPECT_TRUE(plan.ok());
+    return plan.ok() ? *plan : "";
+  };
+  // The session opens within the first call: its first replan is due between these plus the
+  // interval.
+  const auto before_open = std::chrono::steady_clock::now();
+  const auto empty = plan_of_probe();
+  const auto after_open = std::chrono::steady_clock::now();
+  ASSERT_NE(empty.find("Seq Scan on replan_probe"), std::string::npos) << empty;
+
+  database_->scalar(
+      "INSERT INTO replan_probe SELECT 'id_' || n, 'body' FROM generate_series(1, 20000) AS n");
+  const auto grown = plan_of_probe();
+  if (std::chrono::steady_clock::now() - before_open < kReplanInterval) {
+    EXPECT_NE(grown.find("Seq Scan on replan_probe"), std::string::npos)
+        << "planned again before its interval (or by something else):\n"
+        << grown;
+  }
+
+  std::this_thread::sleep_until(after_open + kReplanInterval + std::chrono::milliseconds(100));
+  const auto replanned = plan_of_probe();
+  EXPECT_NE(replanned.find("replan_probe_pkey"), std::string::npos) << replanned;
+  EXPECT_EQ(replanned.find("Seq Scan on replan_probe"), std::string::npos) << replanned;
 }
 
 }  // namespace
