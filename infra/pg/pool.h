@@ -171,8 +171,8 @@ struct PoolOptions {
   // replan_interval_max. A generic plan is made for the size its tables had when the statement
   // first ran, and kept until an ANALYZE of one of them: on a new database, sequential scans of
   // tables that then grow by a thousand rows a second, for a minute or more (docs/design.md,
-  // "Plans made on an empty database"). Doubling keeps each plan within about twice its tables'
-  // age. Zero: never.
+  // "Plans made on an empty database"). Doubling replans often while the tables are young and
+  // growing fastest for their size, and seldom once they are old. Zero: never.
   std::chrono::milliseconds replan_interval{1000};
   std::chrono::milliseconds replan_interval_max{600000};
 };

@@ -153,10 +153,10 @@ TEST_F(PlanModes, TheLimitsOfABatchAreReadOnlyForItsOrganizations) {
 
 // A generic plan is made for the size its tables had when the statement first ran, and nothing
 // but an ANALYZE of them (autovacuum's, in its own time) makes it again. On a new database every
-// statement is planned on empty tables, so the pool discards its sessions' plans every
-// replan_interval: each is planned again for the tables as they are. The probe's rows are wide,
-// like a payout's: ten pages of them (what the planner assumes of an empty table) are cheaper to
-// read whole than through the index.
+// statement is planned on empty tables, so the pool discards a session's plans replan_interval
+// after it opened (then at doubling intervals): each is planned again for the tables as they are.
+// The probe's rows are wide, like a payout's: ten pages of them (what the planner assumes of an
+// empty table) are cheaper to read whole than through the index.
 constexpr pg::Statement kProbe{"replan_probe_find_many",
                                "SELECT id FROM replan_probe WHERE id = ANY($1::text[])"};
 
