@@ -282,9 +282,9 @@ model::Result<std::unique_ptr<pqxx::connection>> Pool::acquire() {
     auto connection = std::move(idle_.back());
     idle_.pop_back();
     publish_usage();
+    const bool replan = replan_due(*connection);
     lock.unlock();
-    // If the session broke, the transaction finds out and reconnects, as after any idle loss.
-    (void)replan_if_due(*connection);
+    if (replan) discard_plans(*connection);
     return connection;
   }
   ++open_count_;
@@ -293,8 +293,10 @@ model::Result<std::unique_ptr<pqxx::connection>> Pool::acquire() {
   auto opened = open_connection();
   lock.lock();
   if (opened.ok()) {
-    replans_[opened->get()] = {std::chrono::steady_clock::now() + options_.replan_interval,
-                               options_.replan_interval};
+    if (options_.replan_interval.count() > 0) {
+      replans_[opened->get()] = {std::chrono::steady_clock::now() + options_.replan_interval,
+                                 options_.replan_interval};
+    }
   } else {
     --open_count_;
     publish_usage();
@@ -303,24 +305,24 @@ model::Result<std::unique_ptr<pqxx::connection>> Pool::acquire() {
   return opened;
 }
 
-bool Pool::replan_if_due(pqxx::connection& connection) {
-  if (options_.replan_interval.count() <= 0) return true;
+bool Pool::replan_due(const pqxx::connection& connection) {
+  const auto found = replans_.find(&connection);
   const auto now = std::chrono::steady_clock::now();
-  {
-    std::lock_guard lock(mutex_);
-    const auto found = replans_.find(&connection);
-    if (found == replans_.end() || now < found->second.due) return true;
-    auto& replan = found->second;
-    replan.interval = std::min(replan.interval * 2, options_.replan_interval_max);
-    replan.due = now + replan.interval;
-  }
+  if (found == replans_.end() || now < found->second.due) return false;
+  auto& replan = found->second;
+  replan.interval = std::min(replan.interval * 2, options_.replan_interval_max);
+  replan.due = now + replan.interval;
+  return true;
+}
+
+void Pool::discard_plans(pqxx::connection& connection) {
   try {
     pqxx::nontransaction discard(connection);
     discard.exec0("DISCARD PLANS");
-    return true;
   } catch (const std::exception& failure) {
+    // The transaction that follows finds the session broken and reconnects, as after any loss
+    // of an idle connection.
     log::warn("postgres.discard_plans_failed", {{"error", failure.what()}});
-    return false;
   }
 }
 

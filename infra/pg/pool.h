@@ -205,8 +205,9 @@ class Pool {
 
  private:
   model::Result<std::unique_ptr<pqxx::connection>> acquire();
-  // The session is due to plan again: discards its plans (false if that failed).
-  bool replan_if_due(pqxx::connection& connection);
+  // Whether the session is due to plan again; if so, schedules the next time (under mutex_).
+  bool replan_due(const pqxx::connection& connection);
+  void discard_plans(pqxx::connection& connection);  // DISCARD PLANS, outside the mutex
   void release(std::unique_ptr<pqxx::connection> connection, bool reusable);
   void publish_usage();  // under mutex_
   void count_transaction(std::string_view outcome);
