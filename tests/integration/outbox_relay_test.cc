@@ -317,10 +317,17 @@ TEST_F(OutboxRelay, WalksOfTheUnpublishedIndexMarkTheEntriesOfPublishedRowsDead)
   ASSERT_EQ(dead_entries(), 0);
   // A scan marks an entry only once no transaction of the cluster may still see its row version
   // (the tests beside this one have theirs): each walk is repeated until the marks show, for at
-  // most 10 s, a bound and not a measure. With bitmap scans they never show.
+  // most 30 s, a bound and not a measure. With bitmap scans they never show. If they do not, the
+  // failure names the sessions whose snapshots held them back.
+  const auto horizon_holders = [] {
+    return database_->scalar(
+        "SELECT coalesce(string_agg(format('%s %s %s xmin %s since %s: %s', datname, "
+        "application_name, state, backend_xmin, xact_start, left(query, 80)), E'\\n'), 'none') "
+        "FROM pg_stat_activity WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid()");
+  };
   const auto walk_until = [&](const std::function<void()>& walk,
                               const std::function<bool()>& shown) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     do {
       walk();
     } while (!shown() && std::chrono::steady_clock::now() < deadline);
@@ -331,11 +338,12 @@ TEST_F(OutboxRelay, WalksOfTheUnpublishedIndexMarkTheEntriesOfPublishedRowsDead)
   walk_until([&] { EXPECT_EQ(publish(Source::all_due), 0u); },  // walks the due versions
              [&] { return dead_entries() >= 300; });
   const auto marked_by_the_claim = dead_entries();
-  EXPECT_GE(marked_by_the_claim, 300);
+  EXPECT_GE(marked_by_the_claim, 300) << "snapshots held: " << horizon_holders();
   infra::outbox::Relay relay(*pool_, *producer_, {});
   walk_until([&] { ASSERT_TRUE(relay.refresh_backlog().ok()); },  // walks them all
              [&] { return dead_entries() > marked_by_the_claim; });
-  EXPECT_GT(dead_entries(), marked_by_the_claim);  // the versions not due yet too
+  EXPECT_GT(dead_entries(), marked_by_the_claim)  // the versions not due yet too
+      << "snapshots held: " << horizon_holders();
   database_->scalar("ALTER TABLE outbox RESET (autovacuum_enabled)");
 }
 
