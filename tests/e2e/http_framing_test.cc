@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -80,7 +81,8 @@ HttpResult as_result(const Response& response) {
     if (colon != std::string::npos) {
       auto name = line.substr(0, colon);
       for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      result.headers[name] = line.substr(line.find_first_not_of(' ', colon + 1));
+      const auto value = line.find_first_not_of(' ', colon + 1);
+      result.headers[name] = value == std::string::npos ? "" : line.substr(value);
     }
     at = end;
   }
