@@ -11,6 +11,7 @@ PAYRAIL_PACKAGES=(
   kcat wrk hyperfine faketime ccache prometheus-cpp-dev
   haproxy
   clang libclang-rt-dev
+  prometheus yq systemd  # promtool, yq and systemd-analyze for the lint tests
 )
 # Needed as commands; any provider will do (e.g. NodeSource's nodejs bundles npm and conflicts
 # with Debian's npm package).
