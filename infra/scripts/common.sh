@@ -18,6 +18,8 @@ PAYRAIL_PACKAGES=(
 PAYRAIL_COMMANDS=(node:nodejs npm:npm)
 
 say() { printf '\033[1m[payrail]\033[0m %s\n' "$*" >&2; }
+# print_usage <script>: the script's header comment (up to `set -euo pipefail`), for --help.
+print_usage() { sed -n '2,/^set -euo pipefail/s/^# \{0,1\}//p' "$1"; }
 die() { say "error: $*"; exit 1; }
 
 run_privileged() {

@@ -102,6 +102,31 @@ std::string type_schema_name(const std::vector<const PaymentMethod*>& methods) {
   return "FiatAccount_" + std::string(methods[0]->type);
 }
 
+// The `type` member every account of a payout method carries.
+void write_type_member(json::Writer& writer, std::string_view type) {
+  writer.StartObject();
+  write_key_string(writer, "type", "object");
+  write_key(writer, "required");
+  writer.StartArray();
+  json::write_string(writer, "type");
+  writer.EndArray();
+  write_key(writer, "properties");
+  writer.StartObject();
+  write_key(writer, "type");
+  writer.StartObject();
+  write_key_string(writer, "type", "string");
+  write_key_string(writer, "const", type);
+  write_key_string(writer, "description", "The payout method.");
+  writer.EndObject();
+  writer.EndObject();
+  writer.EndObject();
+}
+
+// A type offered in several countries: the `type` member, and any of the countries' accounts.
+// An allOf rather than a bare anyOf, because client generators attach a discriminator's value
+// only to an object schema or an allOf (openapi-typescript warns on anything else), and read
+// the allOf as "the member and one of the accounts" (an object beside an anyOf would be read
+// as "either").
 void write_type_groups(json::Writer& writer) {
   for (const auto& [type, methods] : payout_methods_by_type()) {
     if (methods.size() < 2) continue;
@@ -111,11 +136,17 @@ void write_type_groups(json::Writer& writer) {
                      "A `" + std::string(type) +
                          "` account; its fields depend on the payout's country (exactly one "
                          "variant matches an account of that country).");
+    write_key(writer, "allOf");
+    writer.StartArray();
+    write_type_member(writer, type);
+    writer.StartObject();
     write_key(writer, "anyOf");
     writer.StartArray();
     for (const auto* method : methods) {
       write_ref(writer, fiat_account_schema_name(method->country, method->type));
     }
+    writer.EndArray();
+    writer.EndObject();
     writer.EndArray();
     writer.EndObject();
   }

@@ -2,8 +2,12 @@
 # infra/up start and stop, with the binaries already built (--no-build) on private ports in a
 # temporary data directory:
 #   1. a run killed outright (kill -9, as a supervisor that gave up would) leaves PostgreSQL
-#      running; the next run detects it, stops it and starts cleanly;
-#   2. that run serves N processes of a role and of the API, each with its metrics, and stops
+#      running but none of its survivors holds the data directory's lock; the next run detects
+#      them, stops them and starts cleanly;
+#   2. that run serves N processes of a role and of the API, each with its metrics; a second
+#      infra/up on its data directory (with --no-build, and building) stops at once with a
+#      message naming the running one, and the first still answers over HTTPS with the same
+#      PostgreSQL and TLS proxy; it stops
 #      everything, PostgreSQL included, within 10 s of SIGTERM, under a stream of payouts; the
 #      next run finishes every payout the stop cut short, exactly once;
 #   3. a port already taken stops infra/up at once with a message naming the port and the
@@ -39,6 +43,21 @@ source "$ROOT/tests/infra/private_ports.sh"
 export PAYRAIL_DATA_DIR=$WORK/data PAYRAIL_API_PROCESSES=2
 CLUSTER=$(postgres_cluster_dir "$PAYRAIL_DATA_DIR/postgres" "$(postgres_user)")
 
+# The processes that have the data directory's lock file open, as "pid:command ...".
+lock_holders() {
+  local fd pid
+  for fd in /proc/[0-9]*/fd/*; do
+    [ "$(readlink "$fd" 2>/dev/null)" = "$PAYRAIL_DATA_DIR/up.lock" ] || continue
+    pid=${fd#/proc/}
+    pid=${pid%%/*}
+    echo "$pid:$(cat "/proc/$pid/comm" 2>/dev/null)"
+  done | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+
+psql_scalar() {
+  psql -XAtq "postgresql://payrail@127.0.0.1:$PAYRAIL_PG_PORT/payrail" -c "$1"
+}
+
 start_up() {  # start_up <name>: infra/up in the background, waits until it is ready
   setsid "$ROOT/infra/up" --no-build --workers screening=2,webhooks=2 >"$WORK/$1.out" \
     2>"$WORK/$1.err" &
@@ -59,6 +78,10 @@ UP_PID=""
 [ -n "$(postgres_processes_of "$CLUSTER")" ] || fail "PostgreSQL did not outlive the killed run"
 for _ in $(seq 1 100); do port_in_use "$PAYRAIL_HTTP_PORT" || break; sleep 0.1; done
 echo "ok: a killed run left PostgreSQL running"
+# What outlived the supervisor must not hold its lock, or the next run could never clean up.
+holders=$(lock_holders)
+[ -z "$holders" ] || fail "processes that outlived the killed run hold up.lock: $holders"
+echo "ok: no survivor of the killed run holds the data directory's lock"
 
 # 2. The next run stops it, starts, serves every process's metrics, stops within 10 s.
 start_up up2
@@ -85,11 +108,50 @@ sessions=$(psql -h 127.0.0.1 -p "$PAYRAIL_PG_PORT" -U payrail -d payrail -tAc \
   [ "${BASH_REMATCH[2]}" -gt 0 ] || fail "not every process's session is over the socket: $sessions"
 echo "ok: $sessions sessions of the processes over PostgreSQL's Unix socket"
 
+# A second infra/up on the running stack's data directory: refused at once, nothing touched.
+API="https://localhost:$PAYRAIL_HTTPS_PORT"
+CA=(--cacert "$PAYRAIL_DATA_DIR/tls/ca.pem")
+POSTMASTER=$(sed -n 1p "$CLUSTER/postmaster.pid")
+PROXY=$(cat "$PAYRAIL_DATA_DIR/tls/haproxy.pid")
+holders=$(lock_holders)
+[ "${holders%%:*}" = "$UP_PID" ] && [[ $holders != *" "* ]] ||
+  fail "up.lock is not held by the supervisor (pid $UP_PID) alone: $holders"
+PG_STARTED=$(psql_scalar "SELECT pg_postmaster_start_time()")
+files_state() {  # the files a second run would rewrite, with their inodes, sizes and times
+  stat -c '%n %i %s %Y' "$PAYRAIL_DATA_DIR/up.lock" "$PAYRAIL_DATA_DIR/tls/haproxy.cfg" \
+    "$PAYRAIL_DATA_DIR/tls/haproxy.pid" "$PAYRAIL_DATA_DIR/tls/proxy.pem"
+}
+before=$(files_state)
+second_up() {  # second_up <name> <arguments...>: runs it to its end; fails if it succeeds
+  local name=$1
+  shift
+  if timeout 120 "$ROOT/infra/up" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"; then
+    fail "$name: a second infra/up on a held data directory started"
+  fi
+  grep -qF "Payrail is already running from $PAYRAIL_DATA_DIR (pid $UP_PID); stop it with Ctrl-C there, or set PAYRAIL_DATA_DIR for a second stack" \
+    "$WORK/$name.err" || fail "$name: not the expected message: $(cat "$WORK/$name.err")"
+  [ "$(grep -c . "$WORK/$name.err")" = 1 ] || fail "$name: did more than refuse: $(cat "$WORK/$name.err")"
+}
+second_up second-no-build --no-build --workers screening=2,webhooks=2
+# Building would rewrite the binaries the first run executes: the refusal comes first. The build
+# directory given is a file, so a build attempt could only fail, and differently.
+: >"$WORK/not-a-build-dir"
+PAYRAIL_BUILD_DIR=$WORK/not-a-build-dir second_up second-build
+kill -0 "$UP_PID" 2>/dev/null || fail "the first infra/up is gone"
+grep -q "shutting down" "$WORK/up2.err" && fail "the first infra/up is shutting down"
+[ "$(sed -n 1p "$CLUSTER/postmaster.pid")" = "$POSTMASTER" ] && kill -0 "$POSTMASTER" 2>/dev/null ||
+  fail "the first run's PostgreSQL (pid $POSTMASTER) was replaced or stopped"
+[ "$(cat "$PAYRAIL_DATA_DIR/tls/haproxy.pid")" = "$PROXY" ] && kill -0 "$PROXY" 2>/dev/null ||
+  fail "the first run's TLS proxy (pid $PROXY) was replaced or stopped"
+[ "$(files_state)" = "$before" ] || fail "the second run changed files: $before -> $(files_state)"
+health=$(curl -fsS "${CA[@]}" "$API/v1/health") || fail "the first stack no longer answers over HTTPS"
+[ "$(psql_scalar "SELECT pg_postmaster_start_time()")" = "$PG_STARTED" ] ||
+  fail "PostgreSQL was restarted (started at $PG_STARTED before)"
+echo "ok: a second infra/up was refused with its message; the first still answers ($health), same PostgreSQL (pid $POSTMASTER)"
+
 # A steady stream of payouts (one every 50 ms, each with its own Idempotency-Key) is running
 # when SIGTERM arrives; what the stop cut short must be finished by the next run. Clients go
 # through the TLS front, which forwards to the two API processes sharing the plain port.
-API="https://localhost:$PAYRAIL_HTTPS_PORT"
-CA=(--cacert "$PAYRAIL_DATA_DIR/tls/ca.pem")
 SESSION=$(PAYRAIL_IDP_HS256_SECRET=payrail-development-session-secret-do-not-use \
   "$PAYRAIL_BUILD_DIR/infra/payrail" dev-session --email up-test@example.com)
 API_KEY=$(curl -fsS "${CA[@]}" -X POST "$API/v1/organizations" -H "Authorization: Bearer $SESSION" \
@@ -141,9 +203,6 @@ for i in $(seq 1 $LOAD_SIZE); do
   status=$(create_payout "$i")
   [ "$status" = 201 ] || [ "$status" = 202 ] || fail "create $i after the restart answered $status"
 done
-psql_scalar() {
-  psql -XAtq "postgresql://payrail@127.0.0.1:$PAYRAIL_PG_PORT/payrail" -c "$1"
-}
 for _ in $(seq 1 600); do
   [ "$(psql_scalar "SELECT count(*) FROM payouts WHERE status NOT IN ('completed', 'failed',
     'blocked')")" = 0 ] && break
