@@ -498,6 +498,21 @@ TEST(EvmRpc, AnAnswerThatIsNotJsonRpcIsMalformedAndRetryable) {
   EXPECT_EQ(decimal.error().failure, RpcFailure::malformed_response);
 }
 
+// A node that is down answers nothing (retryable), and the same client reaches it once it is
+// back. An anvil of its own: a restarted anvil starts a new chain.
+TEST(EvmRpc, ANodeThatIsDownIsRetryableAndReachedAgainWhenBack) {
+  Anvil restarted(Anvil::Options{.chain_id = 56});
+  auto node = restarted.node();
+  EXPECT_EQ(node->chain_id().value(), 56u);
+  restarted.stop();
+  const auto down = node->block_number();
+  ASSERT_FALSE(down.ok());
+  EXPECT_EQ(down.error().failure, RpcFailure::transport);
+  EXPECT_TRUE(down.error().retryable());
+  restarted.start();
+  EXPECT_EQ(node->chain_id().value(), 56u);
+}
+
 TEST(EvmRpc, RefusesUrlsThatAreNotHttpWithoutRepeatingThem) {
   const auto refused = JsonRpcClient::create({chain().url(), "ftp://node.example/KEY42"});
   ASSERT_FALSE(refused.ok());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "infra/adapters/evm/uint256.h"
+#include "infra/crypto/data_key.h"
 
 namespace payrail::infra::evm {
 namespace {
@@ -91,6 +92,19 @@ TEST(EvmSigner, RefusesKeysWithoutEchoingThem) {
   EXPECT_EQ(
       out_of_range.error().message,
       "hot-wallet signer: the private key is not a valid secp256k1 key (zero or not below n)");
+}
+
+// How the store will keep a hot-wallet key: sealed with the data key, opened into the 32 raw
+// bytes the signer is built from. The sealed text does not contain the key.
+TEST(EvmSigner, BuildsFromAKeySealedWithTheDataKey) {
+  const auto data_key = crypto::DataKey::from_hex(std::string(64, 'a')).value();
+  const Bytes key = from_hex(kAccount0Key).value();
+  const auto sealed = data_key.seal(key).value();
+  EXPECT_EQ(sealed.find(key), std::string::npos);
+  const auto opened = data_key.open(sealed).value();
+  auto signer = LocalKeySigner::from_bytes(opened);
+  ASSERT_TRUE(signer.ok());
+  EXPECT_EQ((*signer)->address(), signer_of(kAccount0Key)->address());
 }
 
 }  // namespace
