@@ -199,7 +199,8 @@ TEST(EvmNode, ASelfTransferConsumesTheNonceAndCostsOnlyGas) {
   const auto receipt = wait_for_receipt(*node, transaction.hash, kReceiptTimeoutMs).value();
   EXPECT_TRUE(receipt.succeeded);
   EXPECT_EQ(node->transaction_count(wallet().address(), kLatest).value(), nonce + 1);
-  const U256 gas_cost = *checked_multiply(U256(receipt.gas_used), receipt.effective_gas_price);
+  ASSERT_TRUE(receipt.effective_gas_price);
+  const U256 gas_cost = *checked_multiply(U256(receipt.gas_used), *receipt.effective_gas_price);
   EXPECT_EQ(node->balance(wallet().address(), kLatest).value(),
             *checked_subtract(before, gas_cost));
 }

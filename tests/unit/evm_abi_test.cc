@@ -1,6 +1,8 @@
 // 256-bit integers, addresses, ERC-20 call data and token amounts in base units.
 #include "infra/adapters/evm/abi.h"
 
+#include "infra/adapters/evm/contracts.h"
+
 #include <gtest/gtest.h>
 
 namespace payrail::infra::evm {
@@ -143,6 +145,18 @@ TEST(EvmAbi, BaseUnitsPrintWithTheTokensDecimals) {
   EXPECT_EQ(abi::from_base_units(U256(0), 6), "0.000000");
   EXPECT_EQ(abi::from_base_units(U256(7), 0), "7");
   EXPECT_EQ(abi::from_base_units(*abi::to_base_units("1.5", 18), 18), "1.500000000000000000");
+}
+
+// The token's compiled files are embedded in the library (contracts/Token.bin and its ABI).
+TEST(EvmContracts, EmbedsTheCompiledToken) {
+  const Bytes& code = token_creation_code();
+  ASSERT_GT(code.size(), 1000u);
+  EXPECT_EQ(to_hex(code.substr(0, 4)), "0x60c06040");  // solc's creation prologue
+  EXPECT_NE(token_abi_json().find("\"name\": \"transfer\""), std::string_view::npos);
+  EXPECT_NE(token_abi_json().find("\"name\": \"mint\""), std::string_view::npos);
+  EXPECT_EQ(to_hex(transfer_event_topic()),
+            "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef");
+  EXPECT_EQ(to_hex(token_mint_call(Address{}, U256(1)).substr(0, 4)), "0x40c10f19");
 }
 
 }  // namespace

@@ -140,10 +140,9 @@ std::optional<Receipt> read_receipt(const rapidjson::Value& object) {
   const auto number = small_quantity(object, "blockNumber");
   const auto block_hash = hash(object, "blockHash");
   const auto gas_used = small_quantity(object, "gasUsed");
-  const auto price = quantity(object, "effectiveGasPrice");
   const auto* logs = model::json::member(object, "logs");
   if (!transaction_hash || !status || *status > 1 || !number || !block_hash || !gas_used ||
-      !price || logs == nullptr || !logs->IsArray()) {
+      logs == nullptr || !logs->IsArray()) {
     return std::nullopt;
   }
   for (const auto& entry : logs->GetArray()) {
@@ -160,7 +159,7 @@ std::optional<Receipt> read_receipt(const rapidjson::Value& object) {
   receipt.block_number = *number;
   receipt.block_hash = *block_hash;
   receipt.gas_used = *gas_used;
-  receipt.effective_gas_price = *price;
+  receipt.effective_gas_price = quantity(object, "effectiveGasPrice");
   return receipt;
 }
 

@@ -44,7 +44,7 @@ struct Receipt {
   std::uint64_t block_number = 0;
   Hash block_hash{};
   std::uint64_t gas_used = 0;
-  U256 effective_gas_price;
+  std::optional<U256> effective_gas_price;  // what one unit of gas cost (absent on old nodes)
   std::optional<Address> contract_address;  // a contract creation's new contract
   std::vector<Log> logs;
 };
