@@ -12,6 +12,7 @@ PAYRAIL_PACKAGES=(
   haproxy
   clang libclang-rt-dev
   prometheus yq systemd  # promtool, yq and systemd-analyze for the lint tests
+  libsecp256k1-dev
 )
 # Needed as commands; any provider will do (e.g. NodeSource's nodejs bundles npm and conflicts
 # with Debian's npm package).
@@ -45,6 +46,20 @@ install_packages() {
     run_privileged apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
       die "apt-get install failed"
   fi
+}
+
+# The local EVM chain (anvil) and the Solidity compiler (solcjs), pinned in
+# infra/adapters/evm/node/package-lock.json: the EVM tests and a local chain run them. Installed
+# again whenever the lock file changed since the last install.
+install_evm_node_tools() {
+  local dir=$PAYRAIL_ROOT/infra/adapters/evm/node stamp lock
+  stamp=$dir/node_modules/.payrail-lock-sha256
+  lock=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  [ "$(cat "$stamp" 2>/dev/null)" = "$lock" ] && return 0
+  say "installing anvil and solc (npm ci in infra/adapters/evm/node)"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    die "npm ci failed in infra/adapters/evm/node"
+  echo "$lock" >"$stamp"
 }
 
 build_payrail() {
