@@ -4,13 +4,15 @@
 // Suspension keeps held payouts held, and reinstatement lets members decide them again; closing
 // cancels what has not been sent (payouts and fiat payouts before processing, collections still
 // waiting without a payment) in the close's transaction, releasing every hold once, with the
-// operator in the audit log, while a payment that arrived before the close is still received.
+// operator in the audit log, in test and live mode alike, while a payment that arrived before the
+// close is still received.
 // After each test the ledger must equal the balances.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "api/handlers/handlers.h"
 #include "tests/support/collections.h"
@@ -30,7 +32,14 @@ class Standing : public ::testing::Test {
  protected:
   // Screening holds payouts above the auto-approval limit; settlement applies collection
   // payments. Neither execution nor the partner is needed: an approved payout stays processing.
-  static void SetUpTestSuite() { stack_ = new TestStack({.workers = {"screening", "settlement"}}); }
+  // Live mode is staged as in the collections tests: the simulated collection provider and
+  // chain adapter, and the reference rates as the live rate source.
+  static void SetUpTestSuite() {
+    stack_ = new TestStack({.workers = {"screening", "settlement"},
+                            .env = {{"PAYRAIL_COLLECTION_PROVIDER", "simulated"},
+                                    {"PAYRAIL_CHAIN_ADAPTER", "simulated"},
+                                    {"PAYRAIL_RATE_SOURCE", "reference"}}});
+  }
   static void TearDownTestSuite() { delete stack_; }
   void SetUp() override {
     org_ = stack_->create_organization();
@@ -49,14 +58,46 @@ class Standing : public ::testing::Test {
   }
   std::string next_key() { return "standing-" + std::to_string(counter_++); }
   // A stablecoin payout above the auto-approval limit: screening holds it for a member.
-  std::string held_payout() {
-    const auto response =
-        create_payout(http(), org_.test_key, next_key(),
-                      payout_body("150", "USDC", "polygon", random_evm_address()));
+  std::string held_payout(const std::string& key = "") {
+    const auto& api_key = key.empty() ? org_.test_key : key;
+    const auto response = create_payout(
+        http(), api_key, next_key(), payout_body("150", "USDC", "polygon", random_evm_address()));
     EXPECT_TRUE(response.status == 201 || response.status == 202) << response.body;
     const std::string id = response.json()["id"].GetString();
-    EXPECT_EQ(wait_for_status(http(), org_.test_key, id, {"pending_approval"}), "pending_approval");
+    EXPECT_EQ(wait_for_status(http(), api_key, id, {"pending_approval"}), "pending_approval");
     return id;
+  }
+  // A verified business's live key, its live balance funded by a settled live collection
+  // (1,400 CAD: 1,000 USDC at the reference rate), live payouts above 100 USD held too.
+  std::string funded_live_key() {
+    stack_->verify_business(org_);
+    const auto minted = http().post("/v1/api-keys", R"({"mode":"live"})", owner_for_organization());
+    EXPECT_TRUE(has_status(minted, 201));
+    const std::string key = minted.json()["key"].GetString();
+    for (const auto& command :
+         {std::vector<std::string>{"rail-enable", "--org", org_.id, "--method", "eft", "--operator",
+                                   kOperator},
+          std::vector<std::string>{"limits", "--org", org_.id, "--mode", "live",
+                                   "--auto-approval-usd", "100"}}) {
+      const auto [code, output] = stack_->cli(command);
+      EXPECT_EQ(code, 0) << output;
+    }
+    const auto collection = live_collection(key, "1400.00");
+    const auto [code, output] = stack_->cli(
+        {"collection-provider-event", "--provider", "simulated", "--event-id", "live-" + collection,
+         "--type", "payment_received", "--mode", "live", "--method", "eft", "--reference",
+         db().scalar("SELECT reference FROM collections WHERE id = '" + collection + "'"),
+         "--amount", "1400.00", "--currency", "CAD", "--operator", kOperator});
+    EXPECT_EQ(code, 0) << output;
+    EXPECT_EQ(wait_for_collection(http(), key, collection, {"settled"}), "settled");
+    EXPECT_EQ(balance_of(db(), org_.id, "live", "USDC"), "1000/0");
+    return key;
+  }
+  std::string live_collection(const std::string& key, const std::string& amount) {
+    const auto response =
+        create_collection(http(), key, next_key(), collection_body(amount, "CAD", "eft"));
+    EXPECT_EQ(response.status, 201) << response.body;
+    return response.json()["id"].GetString();
   }
   // 5,000 MXN is about 270 USD: above the limit, held too.
   std::string held_fiat_payout() {
@@ -168,6 +209,10 @@ TEST_F(Standing, SuspensionRefusesEverySessionRouteAndKeepsHeldPayoutsForReinsta
 // payment recorded before the close is still received and settled. Workers that pick up a
 // cancelled payout afterwards leave it cancelled.
 TEST_F(Standing, ClosingCancelsWhatWasNotSentAndReleasesEveryHold) {
+  const auto live = funded_live_key();
+  const auto held_live = held_payout(live);
+  const auto waiting_live = live_collection(live, "20.00");
+  EXPECT_EQ(balance_of(db(), org_.id, "live", "USDC"), "850/150");
   const auto held = held_payout();
   const auto held_fiat = held_fiat_payout();
   stack_->stop("screening");
@@ -193,7 +238,7 @@ TEST_F(Standing, ClosingCancelsWhatWasNotSentAndReleasesEveryHold) {
 
   const auto [closed, output] = operator_command("org-close");
   ASSERT_EQ(closed, 0) << output;
-  for (const auto& id : {held, unscreened}) {
+  for (const auto& id : {held, unscreened, held_live}) {
     EXPECT_EQ(status_of("payouts", id), "cancelled") << id;
     EXPECT_EQ(event_count(db(), id, "payout.cancelled"), 1) << id;
   }
@@ -204,10 +249,15 @@ TEST_F(Standing, ClosingCancelsWhatWasNotSentAndReleasesEveryHold) {
                           "' AND to_status = 'cancelled'"),
               kOperator);
   }
-  EXPECT_EQ(status_of("collections", waiting), "cancelled");
-  EXPECT_EQ(event_count(db(), waiting, "collection.cancelled"), 1);
+  for (const auto& id : {waiting, waiting_live}) {
+    EXPECT_EQ(status_of("collections", id), "cancelled") << id;
+    EXPECT_EQ(event_count(db(), id, "collection.cancelled"), 1) << id;
+  }
   EXPECT_EQ(status_of("collections", paid), "awaiting_payment");  // its payment arrived first
   EXPECT_EQ(usdc(), "1000000/0");
+  EXPECT_EQ(balance_of(db(), org_.id, "live", "USDC"), "1000/0");
+  EXPECT_NE(output.find("cancelled 3 payouts, 2 fiat payouts and 2 collections"), std::string::npos)
+      << output;
   EXPECT_EQ(ledger_mismatch(db()), "");
   const auto [code, trail] = stack_->cli({"audit-log", "--org", org_.id});
   ASSERT_EQ(code, 0) << trail;
@@ -215,11 +265,13 @@ TEST_F(Standing, ClosingCancelsWhatWasNotSentAndReleasesEveryHold) {
     return trail.find(std::string(kOperator) + "\t" + type + ".cancelled\t" + org_.id + "\t" +
                       type + " " + id + "\torganization closed") != std::string::npos;
   };
-  for (const auto& id : {held, unscreened}) EXPECT_TRUE(audited("payout", id)) << trail;
+  for (const auto& id : {held, unscreened, held_live}) {
+    EXPECT_TRUE(audited("payout", id)) << trail;
+  }
   for (const auto& id : {held_fiat, unscreened_fiat}) {
     EXPECT_TRUE(audited("fiat_payout", id)) << trail;
   }
-  EXPECT_TRUE(audited("collection", waiting)) << trail;
+  for (const auto& id : {waiting, waiting_live}) EXPECT_TRUE(audited("collection", id)) << trail;
 
   expect_every_session_route_refused(held, held_fiat);
 
