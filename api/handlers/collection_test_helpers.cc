@@ -41,7 +41,8 @@ HttpResponse accepted(const collections::CollectionRow& collection) {
   return HttpResponse::json(202, model::collection_json(collection.resource));
 }
 
-// The notification the simulated provider sends, as received in a provider account.
+// The notification the simulated provider sends, as received in the caller's own sandbox
+// account: it can only ever match the caller's collections, whatever reference it carries.
 infra::collections::ProviderEvent notification(const RequestContext& context,
                                                ProviderEventType type,
                                                const collections::CollectionRow& collection,
@@ -49,11 +50,11 @@ infra::collections::ProviderEvent notification(const RequestContext& context,
                                                std::string_view amount) {
   const auto& resource = collection.resource;
   return context.services->collection_providers->simulator().notification(
-      type, resource.method, reference, amount, resource.currency);
+      type, resource.method, reference, amount, resource.currency, collection.org_id);
 }
 
 // Records the notifications in order, in one transaction with the collection locked, after
-// `check` accepted its status.
+// `check` accepted its status. `build` sees the transaction too (what was recorded before).
 template <class Check, class Build>
 model::Result<HttpResponse> record_for(RequestContext& context, Check&& check, Build&& build) {
   const auto& principal = *context.api_key;
@@ -64,7 +65,7 @@ model::Result<HttpResponse> record_for(RequestContext& context, Check&& check, B
       return missing_collection();
     }
     if (auto status = check(*collection); !status.ok()) return status.error();
-    for (const auto& event : build(*collection)) provider_events::record(tx, event);
+    for (const auto& event : build(tx, *collection)) provider_events::record(tx, event);
     return accepted(*collection);
   });
   if (answer.ok()) context.services->relay->wake();
@@ -93,7 +94,7 @@ model::Result<HttpResponse> test_helper_receive(RequestContext& context) {
         amount = model::format_decimal(*parsed);
         return model::ok_status();
       },
-      [&](const collections::CollectionRow& collection) {
+      [&](pqxx::work&, const collections::CollectionRow& collection) {
         return std::vector{notification(context, ProviderEventType::payment_received, collection,
                                         reference ? *reference : collection.reference,
                                         amount ? *amount : collection.resource.amount)};
@@ -123,13 +124,19 @@ model::Result<HttpResponse> test_helper_fail(RequestContext& context) {
                            "Only a collection awaiting payment or received can fail; this one is " +
                                collection.resource.status + ".");
       },
-      [&](const collections::CollectionRow& collection) {
+      [&](pqxx::work& tx, const collections::CollectionRow& collection) {
+        // The payment that fails: the one applied, or one recorded and waiting to be applied
+        // (a /receive just before); only a collection with neither gets a payment first.
         std::vector<infra::collections::ProviderEvent> events;
+        auto paid = collection.resource.received_amount;
         if (collection.status == S::awaiting_payment) {
-          events.push_back(notification(context, ProviderEventType::payment_received, collection,
-                                        collection.reference, collection.resource.amount));
+          paid = provider_events::waiting_payment(tx, collection.resource.id);
+          if (!paid) {
+            paid = collection.resource.amount;
+            events.push_back(notification(context, ProviderEventType::payment_received, collection,
+                                          collection.reference, *paid));
+          }
         }
-        const auto& paid = collection.resource.received_amount;
         events.push_back(notification(context, reason, collection, collection.reference,
                                       paid ? *paid : collection.resource.amount));
         return events;

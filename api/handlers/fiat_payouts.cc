@@ -6,10 +6,10 @@
 #include "api/handlers/fiat_payout_create.h"
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
+#include "api/middleware/organization_gate.h"
 #include "api/services.h"
 #include "infra/catalog/countries.h"
 #include "infra/outbox/relay.h"
-#include "infra/repositories/organizations.h"
 
 namespace payrail::api {
 namespace {
@@ -77,8 +77,9 @@ model::Result<HttpResponse> cancel_fiat_payout(RequestContext& context) {
   return fiat_payout_response(*cancelled);
 }
 
-// Approve and reject are for members of the owning organization (identity-provider session);
-// anyone else gets 404, as for a foreign id.
+// Approve and reject are for members of the owning organization (identity-provider session),
+// while it is active (session_member: 403 org_suspended otherwise); anyone else gets 404, as for
+// a foreign id.
 model::Result<HttpResponse> decide_held_fiat_payout(RequestContext& context, bool approve) {
   if (auto status = check_no_body(context); !status.ok()) return status.error();
   auto& db = *context.services->db;
@@ -86,12 +87,14 @@ model::Result<HttpResponse> decide_held_fiat_payout(RequestContext& context, boo
   auto found = fiat_payouts::find_any(db, id);
   if (!found.ok()) return found.error();
   if (!*found) return missing();
-  auto role = infra::repositories::organizations::member_role(db, (*found)->org_id,
-                                                              context.session->subject);
-  if (!role.ok()) return role.error();
-  if (!*role) return missing();
-  auto decided = approve ? fiat_payouts::approve(db, id, context.session->subject)
-                         : fiat_payouts::reject(db, id, context.session->subject);
+  const auto& org_id = (*found)->org_id;
+  if (auto member = session_member(context, org_id); !member.ok()) {
+    if (member.error().code != model::ErrorCode::resource_missing) return member.error();
+    return missing();
+  }
+  const auto& subject = context.session->subject;
+  auto decided = approve ? fiat_payouts::approve(db, org_id, id, subject)
+                         : fiat_payouts::reject(db, org_id, id, subject);
   if (!decided.ok()) return decided.error();
   if (approve) context.services->relay->wake();
   return fiat_payout_response(*decided);

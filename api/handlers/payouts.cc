@@ -6,9 +6,9 @@
 #include "api/handlers/handlers.h"
 #include "api/handlers/payout_create.h"
 #include "api/http/pagination.h"
+#include "api/middleware/organization_gate.h"
 #include "api/services.h"
 #include "infra/outbox/relay.h"
-#include "infra/repositories/organizations.h"
 #include "infra/repositories/payouts.h"
 
 namespace payrail::api {
@@ -63,22 +63,24 @@ model::Result<HttpResponse> cancel_payout(RequestContext& context) {
   return payout_response(200, *cancelled);
 }
 
-// Approve and reject are for members of the owning organization (identity-provider session);
-// anyone else gets 404, as for a foreign id.
+// Approve and reject are for members of the owning organization (identity-provider session),
+// while it is active (session_member: 403 org_suspended otherwise); anyone else gets 404, as for
+// a foreign id.
 model::Result<HttpResponse> decide_held_payout(RequestContext& context, bool approve) {
   if (auto status = check_no_body(context); !status.ok()) return status.error();
   auto& db = *context.services->db;
   const auto& id = context.path_param("id");
   auto found = payouts::find_any(db, id);
   if (!found.ok()) return found.error();
-  const auto missing = model::Error::make(model::ErrorCode::resource_missing, "No such payout.");
-  if (!*found) return missing;
-  auto role = infra::repositories::organizations::member_role(db, (*found)->org_id,
-                                                              context.session->subject);
-  if (!role.ok()) return role.error();
-  if (!*role) return missing;
-  auto decided = approve ? payouts::approve(db, id, context.session->subject)
-                         : payouts::reject(db, id, context.session->subject);
+  if (!*found) return model::Error::make(model::ErrorCode::resource_missing, "No such payout.");
+  const auto& org_id = (*found)->org_id;
+  if (auto member = session_member(context, org_id); !member.ok()) {
+    if (member.error().code != model::ErrorCode::resource_missing) return member.error();
+    return model::Error::make(model::ErrorCode::resource_missing, "No such payout.");
+  }
+  const auto& subject = context.session->subject;
+  auto decided = approve ? payouts::approve(db, org_id, id, subject)
+                         : payouts::reject(db, org_id, id, subject);
   if (!decided.ok()) return decided.error();
   if (approve) context.services->relay->wake();
   return payout_response(200, *decided);

@@ -85,7 +85,7 @@ model::Result<ApiKeyPrincipal> ApiKeyAuthenticator::authenticate(std::string_vie
   const auto presented_hash = infra::crypto::sha256(secret);
   for (const auto& candidate : *candidates) {
     if (!infra::crypto::constant_time_equals(presented_hash, candidate.secret_hash)) continue;
-    if (auto standing = check_standing(candidate.org_status); !standing.ok()) {
+    if (auto standing = model::check_standing(candidate.org_status); !standing.ok()) {
       return standing.error();
     }
     {

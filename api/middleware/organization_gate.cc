@@ -8,13 +8,6 @@ namespace payrail::api {
 
 namespace organizations = infra::repositories::organizations;
 
-model::Status check_standing(model::OrganizationStatus status) {
-  if (model::admits_requests(status)) return model::ok_status();
-  return model::Error::make(
-      model::ErrorCode::org_suspended,
-      "The organization is " + std::string(model::organization_status_name(status)) + ".");
-}
-
 model::Status check_live_mode(model::Mode mode, model::KybStatus kyb_status,
                               std::string_view what) {
   if (mode != model::Mode::live || model::admits_live_mode(kyb_status)) return model::ok_status();
@@ -26,6 +19,27 @@ model::Status check_live_create(const ApiKeyPrincipal& principal, std::string_vi
   return check_live_mode(principal.mode, principal.kyb_status, what);
 }
 
+model::Result<organizations::OrganizationRow> session_member(
+    const RequestContext& context, std::string_view org_id,
+    std::optional<std::string_view> required_role) {
+  auto& db = *context.services->db;
+  auto role = organizations::member_role(db, org_id, context.session->subject);
+  if (!role.ok()) return role.error();
+  if (!*role || (required_role && **role != *required_role)) {
+    return model::Error::make(model::ErrorCode::resource_missing,
+                              "No such organization for this session.");
+  }
+  auto organization = organizations::find(db, org_id);
+  if (!organization.ok()) return organization.error();
+  if (!*organization) {
+    return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
+  }
+  if (auto standing = model::check_standing((*organization)->status); !standing.ok()) {
+    return standing.error();
+  }
+  return std::move(**organization);
+}
+
 model::Result<organizations::OrganizationRow> session_organization(const RequestContext& context) {
   const auto header = context.request.header("Payrail-Organization");
   if (!header) {
@@ -33,22 +47,7 @@ model::Result<organizations::OrganizationRow> session_organization(const Request
         "With a session, name the organization in the Payrail-Organization header.",
         "Payrail-Organization");
   }
-  auto& db = *context.services->db;
-  auto role = organizations::member_role(db, *header, context.session->subject);
-  if (!role.ok()) return role.error();
-  if (!*role || **role != "owner") {
-    return model::Error::make(model::ErrorCode::resource_missing,
-                              "No such organization for this session.");
-  }
-  auto organization = organizations::find(db, *header);
-  if (!organization.ok()) return organization.error();
-  if (!*organization) {
-    return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
-  }
-  if (auto standing = check_standing((*organization)->status); !standing.ok()) {
-    return standing.error();
-  }
-  return std::move(**organization);
+  return session_member(context, *header, "owner");
 }
 
 }  // namespace payrail::api

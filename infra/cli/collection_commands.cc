@@ -1,8 +1,9 @@
 // Collections for operators: the provider notifications that were not applied (unmatched
 // references, late and duplicate payments, failures that did not apply), and the ingress that
 // records a provider's notification by hand exactly as an adapter does (deduplicated by the
-// provider's event id): for notifications a provider delivers out of band, and for the
-// `simulated` provider of a staging live mode.
+// provider, mode and event id; an id repeated with other content is recorded as an exception):
+// for notifications a provider delivers out of band, and for the `simulated` provider of a
+// staging live mode.
 #include <cstdio>
 
 #include "infra/cli/command_table.h"
@@ -36,14 +37,17 @@ int list_exceptions(const Config& config, const Options& options) {
   if (!rows.ok()) return fail(rows.error().message);
   for (const auto& row : *rows) {
     const auto& event = row.event;
-    // The reference is what the payer wrote: shown to the operator, never logged.
-    std::printf("%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\t%s/%s\t%s\n", row.id.c_str(),
+    // The reference is what the payer wrote: shown to the operator, never logged. The
+    // organization is the matched collection's, or the one whose own account received it.
+    const auto organization = row.org_id ? row.org_id : row.event.org_id;
+    std::printf("%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\t%s/%s\t%s\t%s\n", row.id.c_str(),
                 row.recorded_at.c_str(), std::string(model::mode_name(event.mode)).c_str(),
                 row.outcome.value_or("pending").c_str(),
                 std::string(collections::provider_event_type_name(event.type)).c_str(),
                 event.amount.c_str(), event.currency.c_str(), event.method.c_str(),
                 row.collection_id.value_or("-").c_str(), event.provider.c_str(),
-                event.provider_event_id.c_str(), event.reference.c_str());
+                event.provider_event_id.c_str(), event.reference.c_str(),
+                organization.value_or("-").c_str());
   }
   return 0;
 }
@@ -110,7 +114,13 @@ int record_notification(const Config& config, const Options& options) {
     return result;
   });
   if (!recorded.ok()) return fail(recorded.error().message);
-  std::printf("%s %s\n", recorded->duplicate ? "duplicate of" : "recorded", recorded->id.c_str());
+  if (recorded->conflicts_with) {
+    // Not applied: an operator settles it with the provider (collection-exceptions lists it).
+    std::printf("conflicting duplicate of %s, recorded %s for an operator\n",
+                recorded->conflicts_with->c_str(), recorded->id.c_str());
+  } else {
+    std::printf("%s %s\n", recorded->duplicate ? "duplicate of" : "recorded", recorded->id.c_str());
+  }
   return 0;
 }
 
@@ -124,7 +134,7 @@ void add_collection_commands(CommandTable& table) {
   table["collection-provider-event"] = {
       "collection-provider-event --provider simulated --event-id ID --type payment_received "
       "--mode live --method ach --reference PR... --amount 10.00 --currency USD",
-      "record a collection provider's notification (deduplicated by --event-id)",
+      "record a collection provider's notification (deduplicated by --mode and --event-id)",
       record_notification};
 }
 

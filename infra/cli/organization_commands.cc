@@ -38,6 +38,11 @@ int change_status(const Config& config, const Options& options,
   std::printf("%s is %s (was %s)\n", org->c_str(),
               std::string(model::organization_status_name(changed->to)).c_str(),
               std::string(model::organization_status_name(changed->from)).c_str());
+  if (model::find_organization_transition(changed->from, trigger)->effects.cancels_unsent) {
+    const auto& cancelled = changed->cancelled;
+    std::printf("cancelled %d payouts, %d fiat payouts and %d collections not yet sent or paid\n",
+                cancelled.payouts, cancelled.fiat_payouts, cancelled.collections);
+  }
   return 0;
 }
 
@@ -76,8 +81,9 @@ void add_organization_commands(CommandTable& table) {
       OrganizationTrigger::suspend, "suspend an organization (403 org_suspended on every request)");
   table["org-reinstate"] =
       status_command(OrganizationTrigger::reinstate, "lift an organization's suspension");
-  table["org-close"] =
-      status_command(OrganizationTrigger::close, "close an organization for good (final)");
+  table["org-close"] = status_command(
+      OrganizationTrigger::close,
+      "close an organization for good (final); cancels its payouts and collections not yet sent");
   table["limits"] = {"limits --org org_... --mode test|live [--daily-usd N] ...",
                      "override an organization's payout limits (USD)", set_limits};
 }

@@ -91,11 +91,9 @@ std::string SimulatedCollectionProvider::instructions_json(const model::PaymentM
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-ProviderEvent SimulatedCollectionProvider::notification(ProviderEventType type,
-                                                        std::string_view method,
-                                                        std::string_view reference,
-                                                        std::string_view amount,
-                                                        std::string_view currency) const {
+ProviderEvent SimulatedCollectionProvider::notification(
+    ProviderEventType type, std::string_view method, std::string_view reference,
+    std::string_view amount, std::string_view currency, std::optional<std::string> org_id) const {
   ProviderEvent event;
   event.provider = std::string(kName);
   event.provider_event_id = "simevt_" + crypto::random_base62(24);
@@ -106,6 +104,7 @@ ProviderEvent SimulatedCollectionProvider::notification(ProviderEventType type,
   event.amount = std::string(amount);
   event.currency = std::string(currency);
   event.occurred_at = time::format_utc(time::now_utc());
+  event.org_id = std::move(org_id);
   return event;
 }
 

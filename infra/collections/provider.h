@@ -5,8 +5,8 @@
 // Two directions cross it:
 //   out: instructions() renders a new collection's payment instructions around its reference.
 //   in:  a provider's notification becomes a ProviderEvent, which is recorded in PostgreSQL
-//        (infra/repositories/collection_provider_events.h, deduplicated by the provider's event
-//        id) with a pointer on the collections.provider_events topic, in one transaction. The
+//        (infra/repositories/collection_provider_events.h, deduplicated by the provider, mode and
+//        event id) with a pointer on the collections.provider_events topic, in one transaction. The
 //        settlement worker matches it to a collection by reference and applies it.
 //
 // Test mode always uses the simulator. Live mode uses the provider named by
@@ -45,6 +45,10 @@ struct ProviderEvent {
   std::string amount;       // decimal string in `currency`
   std::string currency;     // ISO 4217
   std::string occurred_at;  // ISO 8601 UTC, the provider's time
+  // The organization whose own account received it, when the ingress knows it: the test helpers'
+  // sandbox is each organization's own, so their notifications match only its collections.
+  // nullopt: a provider's shared account, matched across organizations by reference alone.
+  std::optional<std::string> org_id;
 };
 
 class CollectionProvider {
@@ -71,10 +75,12 @@ class SimulatedCollectionProvider : public CollectionProvider {
   std::string instructions_json(const model::PaymentMethod& method,
                                 std::string_view reference) const override;
 
-  // A notification with a fresh provider event id, occurring now.
+  // A notification with a fresh provider event id, occurring now, received in `org_id`'s own
+  // sandbox account.
   ProviderEvent notification(ProviderEventType type, std::string_view method,
                              std::string_view reference, std::string_view amount,
-                             std::string_view currency) const;
+                             std::string_view currency,
+                             std::optional<std::string> org_id = std::nullopt) const;
 
   static constexpr std::string_view kName = "simulated";
 

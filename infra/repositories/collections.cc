@@ -5,6 +5,7 @@
 #include "infra/crypto/crypto.h"
 #include "infra/ids.h"
 #include "infra/outbox/outbox.h"
+#include "infra/repositories/collection_provider_events.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/resource_transitions.h"
@@ -33,7 +34,8 @@ constexpr pg::Statement kLock{"collections_lock", "SELECT " PAYRAIL_COLLECTION_C
 constexpr pg::Statement kLockByReference{
     "collections_lock_by_reference",
     "SELECT " PAYRAIL_COLLECTION_COLUMNS
-    " FROM collections WHERE reference = $1 AND mode = $2 AND currency = $3 FOR UPDATE"};
+    " FROM collections WHERE reference = $1 AND mode = $2 AND currency = $3 AND "
+    "($4::text IS NULL OR org_id = $4) FOR UPDATE"};
 
 constexpr pg::Statement kFind{"collections_find",
                               "SELECT " PAYRAIL_COLLECTION_COLUMNS
@@ -80,6 +82,8 @@ constexpr pg::Statement kDue{"collections_due",
                              " FROM collections WHERE status = 'awaiting_payment' AND ("
                              "(mode = 'live' AND expires_at <= now()) OR "
                              "(mode = 'test' AND expires_at <= now() + make_interval(secs => $2))) "
+                             "AND NOT EXISTS (SELECT 1 FROM collection_provider_events e WHERE "
+                             PAYRAIL_PAYMENT_WAITING("e", "collections") ") "
                              "ORDER BY expires_at, id LIMIT $1 FOR UPDATE SKIP LOCKED"};
 
 constexpr pg::Statement kUnapplied{
@@ -172,9 +176,10 @@ std::optional<CollectionRow> lock(pqxx::work& tx, std::string_view collection_id
 
 std::optional<CollectionRow> lock_by_reference(pqxx::work& tx, model::Mode mode,
                                                std::string_view normalized_reference,
-                                               std::string_view currency) {
+                                               std::string_view currency,
+                                               const std::optional<std::string>& org_id) {
   const auto rows = pg::exec(tx, kLockByReference, std::string(normalized_reference),
-                             mode_text(mode), std::string(currency));
+                             mode_text(mode), std::string(currency), org_id);
   if (rows.empty()) return std::nullopt;
   return read_row(rows[0]);
 }
@@ -226,6 +231,23 @@ model::Result<CreateOutcome> create(pg::Pool& pool, const NewCollection& request
   });
 }
 
+model::Result<CollectionRow> cancel(pqxx::work& tx, const CollectionRow& collection,
+                                    std::string_view actor) {
+  const auto refused = [&](const std::string& why) {
+    return model::Error::make(model::ErrorCode::collection_not_cancelable, why);
+  };
+  if (collection.status == model::CollectionStatus::awaiting_payment &&
+      collection_provider_events::waiting_payment(tx, collection.resource.id)) {
+    return refused("A payment for this collection arrived before the cancel; it is being applied.");
+  }
+  auto after = transition(tx, collection, CollectionTrigger::cancel, {.actor = std::string(actor)});
+  if (!after) {
+    return refused("Only a collection awaiting payment can be cancelled; this one is " +
+                   collection.resource.status + ".");
+  }
+  return std::move(*after);
+}
+
 model::Result<CollectionRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
                                     std::string_view collection_id, std::string_view actor) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<CollectionRow> {
@@ -233,15 +255,7 @@ model::Result<CollectionRow> cancel(pg::Pool& pool, std::string_view org_id, mod
     if (!collection || collection->org_id != org_id || collection->resource.mode != mode) {
       return missing_collection();
     }
-    auto after =
-        transition(tx, *collection, CollectionTrigger::cancel, {.actor = std::string(actor)});
-    if (!after) {
-      return model::Error::make(
-          model::ErrorCode::collection_not_cancelable,
-          "Only a collection awaiting payment can be cancelled; this one is " +
-              collection->resource.status + ".");
-    }
-    return std::move(*after);
+    return cancel(tx, *collection, actor);
   });
 }
 

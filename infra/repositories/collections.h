@@ -38,10 +38,12 @@ struct TransitionDetails {
 // Reads and locks a collection (FOR UPDATE) for a worker; any organization.
 std::optional<CollectionRow> lock(pqxx::work& tx, std::string_view collection_id);
 // The collection a payment's reference names (already normalized), in the provider account's
-// mode and currency, locked; nullopt when none does.
+// mode and currency, and among `org_id`'s collections when the account was that organization's
+// own (the test helpers' sandbox), locked; nullopt when none does.
 std::optional<CollectionRow> lock_by_reference(pqxx::work& tx, model::Mode mode,
                                                std::string_view normalized_reference,
-                                               std::string_view currency);
+                                               std::string_view currency,
+                                               const std::optional<std::string>& org_id);
 
 // Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
 std::optional<CollectionRow> transition(pqxx::work& tx, const CollectionRow& current,
@@ -72,10 +74,14 @@ struct CreateOutcome {
 model::Result<CreateOutcome> create(pg::Pool& pool, const NewCollection& request,
                                     const infra::collections::CollectionProvider& provider);
 
-// resource_missing (not this organization's and mode's) or collection_not_cancelable (the
-// table forbids it: only awaiting_payment).
+// resource_missing (not this organization's and mode's) or collection_not_cancelable: the table
+// forbids it (only awaiting_payment), or a payment arrived before the cancel and waits to be
+// applied (the payer paid first: it is received, not late).
 model::Result<CollectionRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
                                     std::string_view collection_id, std::string_view actor);
+// The same for a collection the caller's transaction holds locked (an organization's closing).
+model::Result<CollectionRow> cancel(pqxx::work& tx, const CollectionRow& collection,
+                                    std::string_view actor);
 
 std::optional<CollectionRow> find(pqxx::work& tx, std::string_view org_id, model::Mode mode,
                                   std::string_view collection_id);
@@ -98,6 +104,8 @@ model::Result<CollectionRow> expire_now(pg::Pool& pool, std::string_view org_id,
 
 // The expiry worker: expires up to `batch_max` unpaid collections whose expires_at has passed by
 // database time, in one transaction (FOR UPDATE SKIP LOCKED, so several workers never collide).
+// A collection with a payment recorded before its deadline and not applied yet is left to the
+// settlement worker, which receives it.
 // Test-mode collections compare against now() + test_clock_offset_s (a test-only setting;
 // live collections always use now()). Returns how many expired.
 model::Result<int> expire_due(pg::Pool& pool, int batch_max, int test_clock_offset_s);

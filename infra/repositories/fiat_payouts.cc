@@ -7,6 +7,7 @@
 #include "infra/repositories/claimed_create.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
+#include "infra/repositories/organizations.h"
 #include "infra/repositories/resource_transitions.h"
 #include "infra/repositories/spend.h"
 #include "infra/repositories/sql.h"
@@ -319,11 +320,14 @@ model::Result<FiatPayoutRow> cancel(pg::Pool& pool, std::string_view org_id, mod
   });
 }
 
-model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view id,
+model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view org_id, std::string_view id,
                                      std::string_view member_subject) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<FiatPayoutRow> {
+    if (auto standing = organizations::hold_standing(tx, org_id); !standing.ok()) {
+      return standing.error();
+    }
     const auto payout = lock(tx, id);
-    if (!payout) return missing_payout();
+    if (!payout || payout->org_id != org_id) return missing_payout();
     auto after = apply_operation(tx, *payout, FiatPayoutTrigger::approve,
                                  not_approvable(*payout, "approved"),
                                  {.actor = std::string(member_subject)});
@@ -335,11 +339,14 @@ model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view id,
   });
 }
 
-model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view id,
+model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view org_id, std::string_view id,
                                     std::string_view member_subject) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<FiatPayoutRow> {
+    if (auto standing = organizations::hold_standing(tx, org_id); !standing.ok()) {
+      return standing.error();
+    }
     const auto payout = lock(tx, id);
-    if (!payout) return missing_payout();
+    if (!payout || payout->org_id != org_id) return missing_payout();
     return apply_operation(tx, *payout, FiatPayoutTrigger::reject,
                            not_approvable(*payout, "rejected"),
                            {.actor = std::string(member_subject)});

@@ -112,9 +112,12 @@ RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx, const std::vecto
 // payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).
 model::Result<FiatPayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
                                     std::string_view id);
-model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view id,
+// A member's decision holds the organization's standing first (organizations::hold_standing:
+// org_suspended unless it is active, and no suspension or close in between); a fiat payout of
+// another organization is resource_missing.
+model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view org_id, std::string_view id,
                                      std::string_view member_subject);
-model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view id,
+model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view org_id, std::string_view id,
                                     std::string_view member_subject);
 
 std::optional<FiatPayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id,

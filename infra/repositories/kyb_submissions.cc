@@ -211,6 +211,10 @@ model::Result<SubmissionRow> submit(pg::Pool& pool, std::string_view org_id,
     if (!standing) {
       return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
     }
+    // Checked again under the lock: a suspension or close may have come since the request's gate.
+    if (auto admitted = model::check_standing(standing->status); !admitted.ok()) {
+      return admitted.error();
+    }
     if (const auto refusal = model::submission_refusal(standing->kyb_status)) {
       return model::Error::make(*refusal, *refusal == model::ErrorCode::kyb_already_verified
                                               ? "The business is already verified."

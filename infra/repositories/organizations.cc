@@ -7,6 +7,7 @@
 #include "infra/repositories/ledger.h"
 #include "infra/repositories/resource_transitions.h"
 #include "infra/repositories/sql.h"
+#include "infra/repositories/wind_down.h"
 #include "schemas/model/scopes.h"
 
 namespace payrail::infra::repositories::organizations {
@@ -30,7 +31,10 @@ constexpr pg::Statement kMemberRole{"organizations_member_role", R"sql(
 SELECT role FROM organization_members WHERE org_id = $1 AND subject = $2)sql"};
 
 constexpr pg::Statement kLockStanding{"organizations_lock_standing", R"sql(
-SELECT status, kyb_status FROM organizations WHERE id = $1 FOR UPDATE)sql"};
+SELECT status, kyb_status FROM organizations WHERE id = $1 FOR NO KEY UPDATE)sql"};
+
+constexpr pg::Statement kHoldStanding{"organizations_hold_standing", R"sql(
+SELECT status FROM organizations WHERE id = $1 FOR SHARE)sql"};
 
 // Guarded by the status the transition starts from.
 constexpr pg::Statement kMoveStatus{"organizations_move_status", R"sql(
@@ -141,6 +145,14 @@ std::optional<Standing> lock_standing(pqxx::work& tx, std::string_view org_id) {
   return Standing{status_of(rows[0][0]), kyb_status_of(rows[0][1])};
 }
 
+model::Status hold_standing(pqxx::work& tx, std::string_view org_id) {
+  const auto rows = pg::exec(tx, kHoldStanding, std::string(org_id));
+  if (rows.empty()) {
+    return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
+  }
+  return model::check_standing(status_of(rows[0][0]));
+}
+
 model::Result<StatusChange> change_status(pg::Pool& pool, std::string_view org_id,
                                           model::OrganizationTrigger trigger,
                                           std::string_view actor,
@@ -165,7 +177,9 @@ model::Result<StatusChange> change_status(pg::Pool& pool, std::string_view org_i
                        .resource_type = std::string(kStatusResource),
                        .resource_id = std::string(org_id),
                        .details = reason});
-    return StatusChange{standing->status, transition->to};
+    StatusChange change{standing->status, transition->to, {}};
+    if (transition->effects.cancels_unsent) change.cancelled = wind_down(tx, org_id, actor);
+    return change;
   });
 }
 

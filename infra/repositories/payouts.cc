@@ -8,6 +8,7 @@
 #include "infra/repositories/claimed_create.h"
 #include "infra/repositories/events.h"
 #include "infra/repositories/ledger.h"
+#include "infra/repositories/organizations.h"
 #include "infra/repositories/resource_transitions.h"
 #include "infra/repositories/spend.h"
 #include "infra/repositories/sql.h"
@@ -302,11 +303,14 @@ model::Result<PayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::
   });
 }
 
-model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view payout_id,
-                                 std::string_view member_subject) {
+model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view org_id,
+                                 std::string_view payout_id, std::string_view member_subject) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<PayoutRow> {
+    if (auto standing = organizations::hold_standing(tx, org_id); !standing.ok()) {
+      return standing.error();
+    }
     const auto payout = lock(tx, payout_id);
-    if (!payout) return missing_payout();
+    if (!payout || payout->org_id != org_id) return missing_payout();
     auto after = apply_operation(
         tx, *payout, PayoutTrigger::approve,
         model::Error::make(model::ErrorCode::payout_not_approvable,
@@ -321,11 +325,14 @@ model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view payout_id,
   });
 }
 
-model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view payout_id,
+model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view org_id, std::string_view payout_id,
                                 std::string_view member_subject) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<PayoutRow> {
+    if (auto standing = organizations::hold_standing(tx, org_id); !standing.ok()) {
+      return standing.error();
+    }
     const auto payout = lock(tx, payout_id);
-    if (!payout) return missing_payout();
+    if (!payout || payout->org_id != org_id) return missing_payout();
     return apply_operation(
         tx, *payout, PayoutTrigger::reject,
         model::Error::make(model::ErrorCode::payout_not_approvable,

@@ -98,9 +98,12 @@ pg::GroupedWrites::Ahead create_ahead(const NewPayout& request);
 // payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).
 model::Result<PayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
                                 std::string_view payout_id);
-model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view payout_id,
-                                 std::string_view member_subject);
-model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view payout_id,
+// A member's decision holds the organization's standing first (organizations::hold_standing:
+// org_suspended unless it is active, and no suspension or close in between); a payout of
+// another organization is resource_missing.
+model::Result<PayoutRow> approve(pg::Pool& pool, std::string_view org_id,
+                                 std::string_view payout_id, std::string_view member_subject);
+model::Result<PayoutRow> reject(pg::Pool& pool, std::string_view org_id, std::string_view payout_id,
                                 std::string_view member_subject);
 
 std::optional<PayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id, model::Mode mode,

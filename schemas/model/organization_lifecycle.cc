@@ -1,6 +1,7 @@
 #include "schemas/model/organization_lifecycle.h"
 
 #include <array>
+#include <string>
 
 namespace payrail::model {
 namespace {
@@ -12,12 +13,12 @@ using KT = KybStatusTrigger;
 
 // clang-format off
 constexpr std::array kOrganizationTransitions{
-    //                     from           trigger         to            audit action
+    //                     from           trigger         to            audit action, cancels unsent
     OrganizationTransition{std::nullopt,  T::create,      S::active,    {"organization.created"}},
     OrganizationTransition{S::active,     T::suspend,     S::suspended, {"organization.suspended"}},
     OrganizationTransition{S::suspended,  T::reinstate,   S::active,    {"organization.reinstated"}},
-    OrganizationTransition{S::active,     T::close,       S::closed,    {"organization.closed"}},
-    OrganizationTransition{S::suspended,  T::close,       S::closed,    {"organization.closed"}},
+    OrganizationTransition{S::active,     T::close,       S::closed,    {"organization.closed", true}},
+    OrganizationTransition{S::suspended,  T::close,       S::closed,    {"organization.closed", true}},
 };
 
 constexpr std::array kKybStatusTransitions{
@@ -60,6 +61,12 @@ std::optional<KybStatusTransition> find_kyb_status_transition(std::optional<KybS
 
 bool admits_requests(OrganizationStatus status) {
   return status == OrganizationStatus::active;
+}
+
+Status check_standing(OrganizationStatus status) {
+  if (admits_requests(status)) return ok_status();
+  return Error::make(ErrorCode::org_suspended,
+                     "The organization is " + std::string(organization_status_name(status)) + ".");
 }
 
 bool admits_live_mode(KybStatus status) {

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "schemas/model/lifecycle.h"
+#include "schemas/model/result.h"
 
 namespace payrail::model {
 
@@ -27,6 +28,10 @@ enum class OrganizationTrigger {
 
 struct OrganizationEffects {
   std::string_view audit_action;  // the audit-log action recording it
+  // Closing winds the organization down in the same transaction: every payout and fiat payout
+  // not yet sent is cancelled (its hold released) and every collection still waiting without a
+  // payment is cancelled (docs/going-live.md "Suspend, reinstate, close").
+  bool cancels_unsent = false;
 
   bool operator==(const OrganizationEffects&) const = default;
 };
@@ -59,9 +64,12 @@ std::span<const KybStatusTransition> kyb_status_transitions();
 std::optional<KybStatusTransition> find_kyb_status_transition(std::optional<KybStatus> from,
                                                               KybStatusTrigger trigger);
 
-// Only an active organization's API keys and owners' sessions are served; any other status is
+// Only an active organization's API keys and members' sessions are served; any other status is
 // 403 org_suspended on every request.
 bool admits_requests(OrganizationStatus status);
+// That answer: ok, or 403 org_suspended naming the status. The API's gates and the decisions
+// that check the standing again under a lock give the same one.
+Status check_standing(OrganizationStatus status);
 // Live keys and live creates need a verified business (otherwise 403 kyb_required).
 bool admits_live_mode(KybStatus status);
 

@@ -448,6 +448,32 @@ TEST_F(Collections, DuplicateProviderEventsAndMessagesCreditOnce) {
   EXPECT_EQ(journal_entries(id), 1);
   EXPECT_EQ(event_count(db(), id, "collection.settled"), 1);
   EXPECT_EQ(compare_amounts(usdc(), add_amounts(before, "20.000000")), 0);
+
+  // The same event id with another amount is no redelivery: recorded for operators, listed with
+  // the exceptions, never applied, never ignored.
+  auto conflicting = notify;
+  conflicting[14] = "2000.00";
+  const auto third = cli(conflicting);
+  ASSERT_EQ(third.first, 0) << third.second;
+  EXPECT_EQ(third.second.rfind("conflicting duplicate of " + pev + ", recorded pev_", 0), 0u)
+      << third.second;
+  const auto [listed, exceptions] = cli({"collection-exceptions", "--mode", "test"});
+  ASSERT_EQ(listed, 0) << exceptions;
+  EXPECT_NE(exceptions.find("\tconflicting_duplicate\tpayment_received\t2000.00 USD\t"),
+            std::string::npos)
+      << exceptions;
+  // A live notification reusing the test one's id is another notification (unmatched here: the
+  // reference is a test-mode collection's).
+  auto live = notify;
+  live[8] = "live";
+  const auto fourth = cli(live);
+  ASSERT_EQ(fourth.first, 0) << fourth.second;
+  EXPECT_EQ(fourth.second.rfind("recorded pev_", 0), 0u) << fourth.second;
+  EXPECT_EQ(wait_outcome("provider_event_id = 'prov-evt-" + id + "' AND mode = 'live'",
+                         "unmatched_reference"),
+            "unmatched_reference");
+  EXPECT_EQ(journal_entries(id), 1);
+  EXPECT_EQ(compare_amounts(usdc(), add_amounts(before, "20.000000")), 0);
 }
 
 TEST_F(Collections, IdempotentCreate) {
@@ -689,6 +715,125 @@ TEST_F(Collections, SignedWebhooksForEveryCollectionEvent) {
             (std::set<std::string>{"collection.received", "collection.failed"}));
   EXPECT_EQ(events_by_collection[expired], (std::set<std::string>{"collection.expired"}));
   EXPECT_EQ(events_by_collection[cancelled], (std::set<std::string>{"collection.cancelled"}));
+}
+
+// A test helper acts on the caller's own collections only. Organization B's /receive on its own
+// collection with A's reference (as written, lower-cased, hyphenated) is B's unmatched payment,
+// listed for operators under B: A's collection, balance and events are untouched, and A's own
+// payment then settles it once.
+TEST_F(Collections, AHelperNeverPaysAnotherOrganizationsCollection) {
+  const auto victim = created("50.00", "CAD", "interac_etransfer");
+  const std::string victim_id = victim["id"].GetString();
+  const auto reference = reference_of(victim);
+  const auto before = usdc();
+  const auto intruder = stack_->create_organization();
+  const auto own = create_collection(http(), intruder.test_key, "intruder-1",
+                                     collection_body("50.00", "CAD", "interac_etransfer"));
+  ASSERT_EQ(own.status, 201) << own.body;
+  const std::string own_id = own.json()["id"].GetString();
+  std::string lower = reference;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string hyphenated = lower;
+  hyphenated.insert(8, "-");
+  hyphenated.insert(4, "-");
+  for (const auto& typed : {reference, lower, hyphenated}) {
+    ASSERT_EQ(collection_helper(http(), intruder.test_key, own_id, "receive",
+                                R"({"reference":")" + typed + "\"}")
+                  .status,
+              202);
+    EXPECT_EQ(wait_outcome("reference = '" + typed + "'", "unmatched_reference"),
+              "unmatched_reference")
+        << typed;
+  }
+  EXPECT_STREQ(get(victim_id).json()["status"].GetString(), "awaiting_payment");
+  EXPECT_EQ(db().scalar("SELECT count(*) FROM events WHERE resource_id = '" + victim_id + "'"),
+            "0");
+  EXPECT_EQ(journal_entries(victim_id), 0);
+  EXPECT_EQ(usdc(), before);
+  const auto [code, output] = cli({"collection-exceptions", "--mode", "test"});
+  ASSERT_EQ(code, 0) << output;
+  for (const auto& typed : {reference, lower, hyphenated}) {
+    EXPECT_NE(output.find("\t" + typed + "\t" + intruder.id + "\n"), std::string::npos)
+        << typed << "\n"
+        << output;
+  }
+
+  ASSERT_EQ(helper(victim_id, "receive").status, 202);
+  ASSERT_EQ(wait(victim_id, kTerminal), "settled");
+  EXPECT_EQ(journal_entries(victim_id), 1);
+  EXPECT_STREQ(get(own_id, intruder.test_key).json()["status"].GetString(), "awaiting_payment");
+}
+
+// A payment recorded before a cancel wins, whatever the settlement worker's timing: with the
+// worker stopped between the two calls, the cancel is refused while the payment waits to be
+// applied, and the collection is then received and settled, never cancelled.
+TEST_F(Collections, APaymentRecordedBeforeACancelIsReceivedNotLate) {
+  const auto id = create_id("12.00");
+  stack_->stop("settlement");
+  ASSERT_EQ(helper(id, "receive").status, 202);
+  const auto refused = cancel(id);
+  stack_->start("settlement");
+  EXPECT_EQ(refused.status, 409) << refused.body;
+  EXPECT_EQ(refused.error_code(), "collection_not_cancelable");
+  EXPECT_EQ(wait(id, kTerminal), "settled");
+  EXPECT_EQ(event_count(db(), id, "collection.cancelled"), 0);
+  EXPECT_EQ(db().scalar("SELECT string_agg(outcome, ',') FROM collection_provider_events WHERE "
+                        "collection_id = '" +
+                        id + "'"),
+            "applied");
+}
+
+// /fail right after /receive fails the payment that was recorded; it never invents a second one.
+TEST_F(Collections, FailRightAfterReceiveFailsThatPaymentAndNoOther) {
+  const auto id = create_id("13.00");
+  stack_->stop("settlement");
+  ASSERT_EQ(helper(id, "receive", R"({"amount":"12.50"})").status, 202);
+  const auto failed = helper(id, "fail", R"({"reason":"payment_returned"})");
+  stack_->start("settlement");
+  ASSERT_EQ(failed.status, 202) << failed.body;
+  EXPECT_EQ(wait(id, kTerminal), "failed");
+  EXPECT_EQ(db().scalar("SELECT string_agg(type || ':' || amount || ':' || outcome, ',' ORDER BY "
+                        "arrival) FROM collection_provider_events WHERE collection_id = '" +
+                        id + "'"),
+            "payment_received:12.50:applied,payment_returned:12.50:applied");
+  EXPECT_FALSE(get(id).json().HasMember("unapplied_payments"));
+}
+
+// Expire, then receive: the payment arrived after the deadline, so it is late even when the
+// settlement worker applies it before the expiry worker runs.
+TEST_F(Collections, APaymentAfterTheDeadlineIsLateWhicheverWorkerRunsFirst) {
+  const auto before = usdc();
+  const auto id = create_id("14.00");
+  stack_->stop("settlement");
+  stack_->stop("expiry");
+  ASSERT_EQ(helper(id, "expire").status, 202);
+  ASSERT_EQ(helper(id, "receive").status, 202);
+  stack_->start("settlement");
+  EXPECT_EQ(wait_outcome("collection_id = '" + id + "'", "late_payment"), "late_payment");
+  stack_->start("expiry");
+  EXPECT_EQ(wait(id, kTerminal), "expired");
+  EXPECT_EQ(event_count(db(), id, "collection.expired"), 1);
+  EXPECT_EQ(event_count(db(), id, "collection.received"), 0);
+  EXPECT_EQ(usdc(), before);
+}
+
+// Receive, then expire: the payment arrived before the deadline, so it is received even when the
+// expiry worker runs before the settlement worker (a sentinel expired by the same pass proves
+// the pass ran after both deadlines).
+TEST_F(Collections, APaymentBeforeTheDeadlineIsReceivedWhicheverWorkerRunsFirst) {
+  const auto id = create_id("15.00");
+  const auto sentinel = create_id("1.00");
+  stack_->stop("settlement");
+  stack_->stop("expiry");
+  ASSERT_EQ(helper(id, "receive").status, 202);
+  ASSERT_EQ(helper(id, "expire").status, 202);
+  ASSERT_EQ(helper(sentinel, "expire").status, 202);
+  stack_->start("expiry");
+  EXPECT_EQ(wait(sentinel, kTerminal), "expired");
+  EXPECT_STREQ(get(id).json()["status"].GetString(), "awaiting_payment");
+  stack_->start("settlement");
+  EXPECT_EQ(wait(id, kTerminal), "settled");
+  EXPECT_EQ(event_count(db(), id, "collection.expired"), 0);
 }
 
 // Expiry is by database time: with the expiry worker's test-only clock offset just short of

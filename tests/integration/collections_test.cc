@@ -6,6 +6,8 @@
 // applying to test-mode collections only; expiry batches are bounded.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "infra/collections/provider.h"
 #include "infra/pg/pool.h"
 #include "infra/repositories/collection_provider_events.h"
@@ -56,6 +58,45 @@ class CollectionsStorage : public ::testing::Test {
   }
   std::string status_of(const std::string& id) {
     return database_->scalar("SELECT status FROM collections WHERE id = '" + id + "'");
+  }
+  // Records a notification as an adapter (or a test helper) does: in a transaction of its own.
+  provider_events::Recorded record(const infra::collections::ProviderEvent& event) {
+    auto recorded =
+        pool_->transact([&](pqxx::work& tx) -> model::Result<provider_events::Recorded> {
+          return provider_events::record(tx, event);
+        });
+    EXPECT_TRUE(recorded.ok());
+    return recorded.ok() ? *recorded : provider_events::Recorded{};
+  }
+  // The simulator's payment for the collection, its amount and reference as asked.
+  infra::collections::ProviderEvent payment_for(const std::string& id,
+                                                const std::string& amount = "10.00") {
+    const infra::collections::SimulatedCollectionProvider provider(model::Mode::test);
+    return provider.notification(
+        ProviderEventType::payment_received, "eft",
+        database_->scalar("SELECT reference FROM collections WHERE id = '" + id + "'"), amount,
+        "CAD");
+  }
+  // What the settlement worker does with a collection's pending notifications; its status after.
+  std::string apply(const std::string& id) {
+    auto applied = pool_->transact([&](pqxx::work& tx) -> model::Result<std::string> {
+      auto collection = collections::lock(tx, id);
+      return workers::settlement::apply_pending_notifications(tx, *collection).resource.status;
+    });
+    EXPECT_TRUE(applied.ok());
+    return applied.ok() ? *applied : "";
+  }
+  std::string outcomes_of(const std::string& id) {
+    return database_->scalar(
+        "SELECT string_agg(type || ':' || amount || ':' || coalesce(outcome, 'pending'), ',' "
+        "ORDER BY arrival) FROM collection_provider_events WHERE collection_id = '" +
+        id + "'");
+  }
+  std::string events_of(const std::string& id) {
+    return database_->scalar(
+        "SELECT string_agg(type, ',' ORDER BY sequence) FROM events WHERE "
+        "resource_id = '" +
+        id + "'");
   }
 
   std::unique_ptr<TestDatabase> database_;
@@ -122,6 +163,111 @@ TEST_F(CollectionsStorage, NotificationsApplyInArrivalOrder) {
                               "'applied'"),
             "40");
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM journal_entries"), "0");
+}
+
+// Notifications are unique per provider, mode and event id: the sandbox and a live provider
+// account are separate namespaces, so a live notification reusing a test one's id is another
+// notification, recorded and queued on its own; its redelivery is still recorded once.
+TEST_F(CollectionsStorage, ALiveNotificationMayReuseATestNotificationsEventId) {
+  const infra::collections::SimulatedCollectionProvider provider(model::Mode::test);
+  auto event = provider.notification(ProviderEventType::payment_received, "eft", "PRNOSUCHREF1",
+                                     "10.00", "CAD");
+  const auto in_test = record(event);
+  event.mode = model::Mode::live;
+  const auto in_live = record(event);
+  EXPECT_FALSE(in_live.duplicate);
+  EXPECT_NE(in_live.id, in_test.id);
+  const auto again = record(event);
+  EXPECT_TRUE(again.duplicate);
+  EXPECT_EQ(again.id, in_live.id);
+  EXPECT_EQ(database_->scalar("SELECT string_agg(mode, ',' ORDER BY arrival) FROM "
+                              "collection_provider_events"),
+            "test,live");
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM outbox WHERE topic = "
+                              "'collections.provider_events'"),
+            "2");
+}
+
+// A repeated event id whose content differs (another amount, another type) is no redelivery:
+// it is recorded as an exception for operators, listed with the others, never applied and never
+// ignored; the first notification stands and is the only one queued. Each differing version is
+// recorded once.
+TEST_F(CollectionsStorage, ARepeatedEventIdWithOtherContentIsAnExceptionForOperators) {
+  const auto id = create(model::Mode::test, "conflict");
+  const auto event = payment_for(id, "10.00");
+  const auto first = record(event);
+  auto other_amount = event;
+  other_amount.amount = "1000.00";
+  const auto second = record(other_amount);
+  EXPECT_FALSE(second.duplicate);
+  EXPECT_NE(second.id, first.id);
+  auto other_type = event;
+  other_type.type = ProviderEventType::payment_returned;
+  const auto third = record(other_type);
+  EXPECT_FALSE(third.duplicate);
+  EXPECT_NE(third.id, second.id);
+  // Redeliveries of any version are recorded once.
+  EXPECT_EQ(record(other_amount).id, second.id);
+  EXPECT_EQ(record(event).id, first.id);
+  EXPECT_EQ(database_->scalar("SELECT count(*) FROM collection_provider_events"), "3");
+
+  auto listed = provider_events::exceptions(*pool_, model::Mode::test, 100);
+  ASSERT_TRUE(listed.ok());
+  std::map<std::string, std::string> outcomes;
+  for (const auto& row : *listed) {
+    outcomes[row.id] = row.outcome.value_or("pending") + ":" + row.event.amount;
+  }
+  EXPECT_EQ(outcomes[second.id], "conflicting_duplicate:1000.00");
+  EXPECT_EQ(outcomes[third.id], "conflicting_duplicate:10.00");
+  EXPECT_EQ(database_->scalar("SELECT string_agg(message_key, ',') FROM outbox WHERE topic = "
+                              "'collections.provider_events'"),
+            first.id);
+  EXPECT_EQ(apply(id), "received");
+  EXPECT_EQ(database_->scalar("SELECT received_amount FROM collections WHERE id = '" + id + "'"),
+            "10.00");
+}
+
+// A cancel after a payment was recorded, but before the settlement worker applied it, is refused:
+// the payer paid before the cancel, so the payment is received, never late.
+TEST_F(CollectionsStorage, APaymentRecordedBeforeTheCancelWins) {
+  const auto id = create(model::Mode::test, "race-cancel");
+  record(payment_for(id));
+  const auto cancelled =
+      collections::cancel(*pool_, "org_collections1", model::Mode::test, id, "key_test");
+  ASSERT_FALSE(cancelled.ok()) << cancelled->resource.status;
+  EXPECT_EQ(cancelled.error().code, model::ErrorCode::collection_not_cancelable);
+  EXPECT_EQ(apply(id), "received");
+  EXPECT_EQ(outcomes_of(id), "payment_received:10.00:applied");
+  EXPECT_EQ(events_of(id), "collection.received");
+}
+
+// A payment recorded after the collection's deadline is late even when the settlement worker
+// applies it before the expiry worker has run: the collection expires then, with its event.
+TEST_F(CollectionsStorage, APaymentAfterTheDeadlineIsLateWhenSettlementRunsFirst) {
+  const auto id = create(model::Mode::test, "late-first");
+  ASSERT_TRUE(collections::expire_now(*pool_, "org_collections1", model::Mode::test, id).ok());
+  record(payment_for(id));
+  EXPECT_EQ(apply(id), "expired");
+  EXPECT_EQ(outcomes_of(id), "payment_received:10.00:late_payment");
+  EXPECT_EQ(events_of(id), "collection.expired");
+  EXPECT_EQ(expire(100, 0), 0);  // already expired, once
+}
+
+// A payment recorded before the deadline is received even when the expiry worker runs before
+// the settlement worker: a collection whose payment waits to be applied does not expire.
+TEST_F(CollectionsStorage, APaymentBeforeTheDeadlineIsReceivedWhenExpiryRunsFirst) {
+  const auto id = create(model::Mode::test, "paid-first");
+  const auto unpaid = create(model::Mode::test, "unpaid");
+  record(payment_for(id));
+  for (const auto& each : {id, unpaid}) {
+    ASSERT_TRUE(collections::expire_now(*pool_, "org_collections1", model::Mode::test, each).ok());
+  }
+  EXPECT_EQ(expire(100, 0), 1);
+  EXPECT_EQ(status_of(unpaid), "expired");
+  EXPECT_EQ(status_of(id), "awaiting_payment");
+  EXPECT_EQ(apply(id), "received");
+  EXPECT_EQ(outcomes_of(id), "payment_received:10.00:applied");
+  EXPECT_EQ(expire(100, 0), 0);
 }
 
 TEST_F(CollectionsStorage, ExpiresAtSeventyTwoHoursOfDatabaseTime) {

@@ -26,8 +26,9 @@ const std::vector<OrganizationTransition>& status_rows() {
       {std::nullopt, T::create, S::active, {"organization.created"}},
       {S::active, T::suspend, S::suspended, {"organization.suspended"}},
       {S::suspended, T::reinstate, S::active, {"organization.reinstated"}},
-      {S::active, T::close, S::closed, {"organization.closed"}},
-      {S::suspended, T::close, S::closed, {"organization.closed"}},
+      // Only closing cancels what was not sent; suspension is reversible and keeps it.
+      {S::active, T::close, S::closed, {"organization.closed", true}},
+      {S::suspended, T::close, S::closed, {"organization.closed", true}},
   };
   return rows;
 }
@@ -48,7 +49,7 @@ TEST_P(OrganizationStatusRow, AllowedWithItsAuditAction) {
   const auto found = find_organization_transition(expected.from, expected.trigger);
   ASSERT_TRUE(found.has_value()) << organization_trigger_name(expected.trigger);
   EXPECT_EQ(found->to, expected.to);
-  EXPECT_EQ(found->effects.audit_action, expected.effects.audit_action);
+  EXPECT_EQ(found->effects, expected.effects);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryContractRow, OrganizationStatusRow,

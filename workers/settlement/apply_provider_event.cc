@@ -22,14 +22,26 @@ void record_unmatched(pqxx::work& tx, const provider_events::ProviderEventRow& e
       {{"provider_event", event.id}, {"mode", std::string(model::mode_name(event.event.mode))}});
 }
 
+// A payment recorded at or after the deadline of a collection the expiry worker has not reached
+// yet: the collection had stopped accepting payments, so it expires now (with its event, as the
+// worker would have expired it) and the payment is judged against that.
+collections::CollectionRow expire_at_deadline(pqxx::work& tx,
+                                              const collections::CollectionRow& current) {
+  if (current.status != S::awaiting_payment) return current;
+  const auto expired = collections::transition(tx, current, model::CollectionTrigger::expire);
+  return expired ? *expired : current;
+}
+
 // One notification against its collection: the transition the table allows, or the exception
 // that explains why nothing moved.
-collections::CollectionRow apply_one(pqxx::work& tx, const collections::CollectionRow& current,
-                                     const provider_events::ProviderEventRow& event) {
+collections::CollectionRow apply_one(pqxx::work& tx, collections::CollectionRow current,
+                                     const provider_events::PendingNotification& pending) {
+  const auto& event = pending.row;
   const auto& notified = event.event;
   std::optional<collections::CollectionRow> after;
   Outcome outcome = Outcome::applied;
   if (notified.type == ProviderEventType::payment_received) {
+    if (pending.after_deadline) current = expire_at_deadline(tx, current);
     after = collections::transition(tx, current, model::CollectionTrigger::payment_received,
                                     {.received_amount = notified.amount});
     const bool closed = current.status == S::expired || current.status == S::cancelled;
@@ -55,8 +67,9 @@ model::Status apply(pqxx::work& tx, const topics::Envelope& message) {
   if (infra::outbox::is_consumed(tx, message.message_id)) return model::ok_status();
   const auto event = provider_events::find(tx, message.resource_id);
   if (event && !event->outcome) {
-    const auto collection = collections::lock_by_reference(
-        tx, event->event.mode, event->reference_normalized, event->event.currency);
+    const auto collection =
+        collections::lock_by_reference(tx, event->event.mode, event->reference_normalized,
+                                       event->event.currency, event->event.org_id);
     if (collection) {
       apply_pending_notifications(tx, *collection);
     } else if (const auto locked = provider_events::lock(tx, event->id);
@@ -72,13 +85,12 @@ model::Status apply(pqxx::work& tx, const topics::Envelope& message) {
 
 collections::CollectionRow apply_pending_notifications(pqxx::work& tx,
                                                        collections::CollectionRow collection) {
-  for (const auto& event :
-       provider_events::lock_pending(tx, collection.resource.mode, collection.reference)) {
-    if (event.event.currency != collection.resource.currency) {
-      record_unmatched(tx, event);
+  for (const auto& pending : provider_events::lock_pending(tx, collection)) {
+    if (pending.row.event.currency != collection.resource.currency) {
+      record_unmatched(tx, pending.row);
       continue;
     }
-    collection = apply_one(tx, collection, event);
+    collection = apply_one(tx, collection, pending);
   }
   return collection;
 }

@@ -11,7 +11,9 @@ namespace payrail::workers::settlement {
 
 // Applies, in arrival order, every notification for the (locked) collection's reference that is
 // not applied yet, and records each one's outcome; returns the collection as it is afterwards.
-// Lock order: the collection first, then its notifications.
+// A payment is judged by when it was recorded: one recorded at or after expires_at finds the
+// collection expired (expiring it now if the expiry worker has not yet), whatever order the
+// workers run in. Lock order: the collection first, then its notifications.
 infra::repositories::collections::CollectionRow apply_pending_notifications(
     pqxx::work& tx, infra::repositories::collections::CollectionRow collection);
 
