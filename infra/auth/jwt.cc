@@ -151,10 +151,7 @@ Result<std::string> required_text(const rapidjson::Value& object, std::string_vi
   if (!model::text::is_clean(text)) return invalid;
   const auto characters = model::text::character_count(text);
   if (characters == 0 || characters > max_characters) return invalid;
-  for (const char character : text) {
-    const auto code = static_cast<unsigned char>(character);
-    if (code < 0x20 || code == 0x7F) return invalid;
-  }
+  if (model::text::has_control(text)) return invalid;
   return std::string(text);
 }
 

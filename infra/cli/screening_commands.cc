@@ -20,8 +20,8 @@ std::string normalized_address(const std::string& address) {
 }
 
 // The entry named by --address or --name (exactly one): kind, value as given, screening form.
-// Names compare the way fiat screening does: normalize_name (case, accents, punctuation and word
-// order do not matter).
+// Names compare the way fiat screening does: normalize_name (infra/sanctions/name_key.h: case,
+// accents, punctuation, word order, invisible and look-alike characters do not matter).
 struct BlacklistEntry {
   std::string kind;
   std::string value;
@@ -38,10 +38,19 @@ std::optional<BlacklistEntry> entry_of(const Options& options) {
   return BlacklistEntry{"name", *name, normalized};
 }
 
+// Names keyed by an earlier normalization are re-keyed first, so that an add or a removal by
+// name finds them.
+bool rekeyed(pg::Pool& pool) {
+  auto done = repositories::blacklist::rekey_names(pool);
+  if (!done.ok()) fail(done.error().message);
+  return done.ok();
+}
+
 int blacklist_add(const Config& config, const Options& options) {
   const auto entry = entry_of(options);
   if (!entry) return fail("blacklist-add needs --address 0x... or --name \"Full Name\"");
   auto pool = open_pool(config);
+  if (!rekeyed(pool)) return 1;
   return report(repositories::blacklist::add(pool, entry->kind, entry->value, entry->normalized,
                                              option(options, "reason").value_or("")),
                 "blacklisted " + entry->kind + " " + entry->value);
@@ -51,6 +60,7 @@ int blacklist_remove(const Config& config, const Options& options) {
   const auto entry = entry_of(options);
   if (!entry) return fail("blacklist-remove needs --address 0x... or --name \"Full Name\"");
   auto pool = open_pool(config);
+  if (!rekeyed(pool)) return 1;
   auto removed = repositories::blacklist::remove(pool, entry->kind, entry->normalized);
   if (!removed.ok()) return fail(removed.error().message);
   if (!*removed) return fail(entry->value + " is not blacklisted");

@@ -6,6 +6,7 @@
 #include "infra/cli/command_table.h"
 #include "infra/kafka/admin.h"
 #include "infra/pg/migrate.h"
+#include "infra/repositories/blacklist.h"
 #include "schemas/model/contracts.h"
 
 namespace payrail::infra::cli {
@@ -17,7 +18,15 @@ int migrate(const Config& config, const Options&) {
   if (!connection.ok()) return fail(connection.error().message);
   auto status = pg::apply_migrations(**connection);
   if (!status.ok()) return fail(status.error().message);
+  // Blacklisted names keyed by an earlier name normalization get today's keys: SQL cannot compute
+  // them (infra/sanctions/name_key.h).
+  auto rekeyed = repositories::blacklist::rekey_names(pool);
+  if (!rekeyed.ok()) return fail(rekeyed.error().message);
   std::printf("migrations applied\n");
+  if (rekeyed->rekeyed + rekeyed->merged > 0) {
+    std::printf("blacklist names re-keyed: %ld (%ld duplicates removed)\n", rekeyed->rekeyed,
+                rekeyed->merged);
+  }
   return 0;
 }
 

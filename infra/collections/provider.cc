@@ -13,7 +13,8 @@ constexpr std::array<std::string_view, 3> kEventTypeNames{"payment_received", "p
                                                           "payment_returned"};
 
 // The simulator's receiving accounts (docs/collections.md "Test mode"). The routing number is
-// the ABA-valid test number 110000000; institution 000 and transit 11000 are not a real branch.
+// the ABA-valid test number 110000000; institution 999 and transit 11000 are the sandbox bank's
+// own numbers, well-formed (never 000, which no institution is: the corridor table refuses it).
 struct SimulatedAccounts {
   std::string_view interac_send_to;
   std::string_view bank_name;
@@ -31,7 +32,7 @@ constexpr SimulatedAccounts kSandbox{"collections@sandbox.payrail.example",
                                      "000123456789",
                                      "110000000",
                                      "0001234567",
-                                     "000",
+                                     "999",
                                      "11000"};
 constexpr SimulatedAccounts kStaging{"collections@staging.payrail.example",
                                      "Payrail Staging Bank",
@@ -39,7 +40,7 @@ constexpr SimulatedAccounts kStaging{"collections@staging.payrail.example",
                                      "000987654321",
                                      "110000000",
                                      "0009876543",
-                                     "000",
+                                     "999",
                                      "11000"};
 
 void write_virtual_account(model::json::Writer& writer, const SimulatedAccounts& accounts,

@@ -23,13 +23,24 @@ struct Entry {
   std::string created_at;
 };
 
-// `normalized` is the screening form (lower-case for EVM addresses, normalized names).
+// `normalized` is the screening form (lower-case for EVM addresses, sanctions::normalize_name
+// for names, stored with sanctions::name_key_version()).
 model::Status add(pg::Pool& pool, const std::string& kind, const std::string& value,
                   const std::string& normalized, const std::string& reason);
 model::Result<bool> remove(pg::Pool& pool, const std::string& kind, const std::string& normalized);
 model::Result<std::vector<Entry>> list(pg::Pool& pool);
 
 bool contains(pqxx::work& tx, const std::string& kind, const std::string& normalized);
+
+// Names stored under another version of the name normalization get today's key, computed from
+// their `value`. A name whose new key another entry already has is that entry's duplicate and is
+// removed (the older entry, with its reason, stays). Serialized across processes; a no-op (one
+// statement) when every key is current.
+struct Rekeyed {
+  long rekeyed = 0;  // keys rewritten (or confirmed) under the current version
+  long merged = 0;   // duplicates removed
+};
+model::Result<Rekeyed> rekey_names(pg::Pool& pool);
 
 // What identifies the blacklist's content: ids are never reused, so an add raises the highest
 // id and a removal lowers the count; either changes it.
@@ -39,7 +50,9 @@ struct Revision {
   bool operator==(const Revision&) const = default;
 };
 
-// Every entry as screening matches it (kind, normalized), as of one statement.
+// Every entry as screening matches it (kind, normalized), as of one statement. A name stored
+// under another version of the normalization is matched by its key computed now from its value,
+// so an entry written before an upgrade (or by an older binary) is never missed.
 struct Entries {
   std::set<std::pair<std::string, std::string>> entries;
   Revision revision;

@@ -1,6 +1,7 @@
 #include "infra/sanctions/sanctions.h"
 
 #include "infra/crypto/crypto.h"
+#include "infra/sanctions/name_key.h"
 #include "schemas/model/source_tree.h"
 
 #include <algorithm>
@@ -91,267 +92,11 @@ std::size_t for_each_line(std::string_view content, const Visit& visit) {
   return skipped;
 }
 
-// ---- Text decoding: UTF-8 when valid, otherwise Windows-1252 (a superset of Latin-1). ----
-
-// Decodes one UTF-8 sequence at `index` and advances it; nullopt on any invalid sequence
-// (truncated, overlong, surrogate, beyond U+10FFFF).
-std::optional<char32_t> next_utf8(std::string_view text, std::size_t& index) {
-  const auto lead = static_cast<unsigned char>(text[index]);
-  if (lead < 0x80) {
-    ++index;
-    return lead;
-  }
-  std::size_t length = 0;
-  char32_t code = 0;
-  char32_t minimum = 0;
-  if ((lead & 0xE0) == 0xC0) {
-    length = 2, code = lead & 0x1F, minimum = 0x80;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, code = lead & 0x0F, minimum = 0x800;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, code = lead & 0x07, minimum = 0x10000;
-  } else {
-    return std::nullopt;
-  }
-  if (index + length > text.size()) return std::nullopt;
-  for (std::size_t k = 1; k < length; ++k) {
-    const auto next = static_cast<unsigned char>(text[index + k]);
-    if ((next & 0xC0) != 0x80) return std::nullopt;
-    code = (code << 6) | (next & 0x3F);
-  }
-  if (code < minimum || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
-    return std::nullopt;
-  }
-  index += length;
-  return code;
-}
-
-bool is_valid_utf8(std::string_view text) {
-  for (std::size_t index = 0; index < text.size();) {
-    if (static_cast<unsigned char>(text[index]) < 0x80) {
-      ++index;  // fast path: sdn.csv is nearly all ASCII
-    } else if (!next_utf8(text, index)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// Windows-1252 bytes 0x80..0x9F; its five unassigned bytes keep their C1 code point.
-constexpr std::array<char16_t, 32> kWindows1252High = {
-    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
-    0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
-    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
-
-char32_t windows1252_code_point(unsigned char byte) {
-  if (byte >= 0x80 && byte <= 0x9F) return kWindows1252High[byte - 0x80];
-  return byte;
-}
-
-std::u32string decode_text(std::string_view text) {
-  std::u32string code_points;
-  code_points.reserve(text.size());
-  for (std::size_t index = 0; index < text.size();) {
-    const auto code = next_utf8(text, index);
-    if (!code) {
-      code_points.clear();
-      for (char byte : text) {
-        code_points.push_back(windows1252_code_point(static_cast<unsigned char>(byte)));
-      }
-      return code_points;
-    }
-    code_points.push_back(*code);
-  }
-  return code_points;
-}
-
-void append_utf8(std::string& out, char32_t code) {
-  if (code < 0x80) {
-    out += static_cast<char>(code);
-  } else if (code < 0x800) {
-    out += static_cast<char>(0xC0 | (code >> 6));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else if (code < 0x10000) {
-    out += static_cast<char>(0xE0 | (code >> 12));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (code >> 18));
-    out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (code & 0x3F));
-  }
-}
-
 // A file is decoded as a whole (not name by name) so that a Windows-1252 name can never be
 // mistaken for UTF-8 because its few accented bytes happen to form a valid sequence.
-std::string file_text_as_utf8(std::string content) {
-  if (content.starts_with(kUtf8ByteOrderMark)) content.erase(0, kUtf8ByteOrderMark.size());
-  if (is_valid_utf8(content)) return content;
-  std::string converted;
-  converted.reserve(content.size() + content.size() / 8);
-  for (char byte : content) append_utf8(converted, windows1252_code_point(byte));
-  return converted;
-}
-
-// ---- Name normalization. ----
-
-// Lower-case ASCII for U+00C0..U+017F and U+1E00..U+1EFF. Upper-case letters stand for two
-// letters (A=ae, O=oe, T=th, S=ss, J=ij), ' ' for a word break (the multiplication and
-// division signs), '?' for a letter kept as it is.
-constexpr std::string_view kFoldLatin1AndExtendedA =
-    "aaaaaaAceeeeiiiidnooooo ouuuuyTSaaaaaaAceeeeiiiidnooooo ouuuuyTy"
-    "aaaaaaccccccccddddeeeeeeeeeegggggggghhhhiiiiiiiiiiJJjjkkklllllll"
-    "lllnnnnnnnnnooooooOOrrrrrrssssssssttttttuuuuuuuuuuuuwwyyyzzzzzzs";
-constexpr std::string_view kFoldLatinExtendedAdditional =
-    "aabbbbbbccddddddddddeeeeeeeeeeffgghhhhhhhhhhiiiikkkkkkllllllllmm"
-    "mmmmnnnnnnnnoooooooopppprrrrrrrrssssssssssttttttttuuuuuuuuuuvvvv"
-    "wwwwwwwwwwxxxxyyzzzzzzhtwy?s??S?aaaaaaaaaaaaaaaaaaaaaaaaeeeeeeee"
-    "eeeeeeeeiiiioooooooooooooooooooooooouuuuuuuuuuuuuuyyyyyyyy??????";
-// U+01CD..U+01DC: pinyin vowels with caron and u with diaeresis.
-constexpr std::string_view kFoldPinyinVowels = "aaiioouuuuuuuuuu";
-
-// The fold of a Latin letter outside ASCII: its table character, or 0 when none applies.
-char latin_fold(char32_t code) {
-  if (code >= 0xC0 && code <= 0x17F) return kFoldLatin1AndExtendedA[code - 0xC0];
-  if (code >= 0x1E00 && code <= 0x1EFF) return kFoldLatinExtendedAdditional[code - 0x1E00];
-  if (code >= 0x1CD && code <= 0x1DC) return kFoldPinyinVowels[code - 0x1CD];
-  switch (code) {
-    case 0x18F:  // schwa (Azerbaijani)
-    case 0x259:
-      return 'e';
-    case 0x192:  // f with hook (Windows-1252 0x83)
-      return 'f';
-    case 0x1A0:  // Vietnamese horned o and u
-    case 0x1A1:
-      return 'o';
-    case 0x1AF:
-    case 0x1B0:
-      return 'u';
-    case 0x218:  // Romanian comma-below s and t
-    case 0x219:
-      return 's';
-    case 0x21A:
-    case 0x21B:
-      return 't';
-    default:
-      return 0;
-  }
-}
-
-std::string_view expand_fold(char folded) {
-  switch (folded) {
-    case 'A':
-      return "ae";
-    case 'O':
-      return "oe";
-    case 'T':
-      return "th";
-    case 'S':
-      return "ss";
-    case 'J':
-      return "ij";
-    default:
-      return {};
-  }
-}
-
-// How a code point takes part in a name: `drop` vanishes inside a word (apostrophes, combining
-// accents: "O'Neill" is "oneill"), `joiner` (hyphen, period) is a break or vanishes depending on
-// the variant, `word_break` separates words, `letter` is kept.
-enum class CharRole { letter, drop, joiner, word_break };
-
-CharRole ascii_role(char32_t code) {
-  if ((code >= 'a' && code <= 'z') || (code >= 'A' && code <= 'Z') ||
-      (code >= '0' && code <= '9')) {
-    return CharRole::letter;
-  }
-  if (code == '\'' || code == '`') return CharRole::drop;
-  if (code == '-' || code == '.') return CharRole::joiner;
-  return CharRole::word_break;
-}
-
-CharRole char_role(char32_t code) {
-  if (code < 0x80) return ascii_role(code);
-  if (code <= 0xBF) return code == 0xB4 ? CharRole::drop : CharRole::word_break;  // 0xB4: acute
-  if (code >= 0x300 && code <= 0x36F) return CharRole::drop;  // combining diacritics
-  switch (code) {
-    case 0x2B9:  // modifier primes and apostrophes, curly single quotes, prime
-    case 0x2BB:
-    case 0x2BC:
-    case 0x2018:
-    case 0x2019:
-    case 0x201B:
-    case 0x2032:
-    case 0x200B:  // zero-width space, joiners, word joiner, byte order mark
-    case 0x200C:
-    case 0x200D:
-    case 0x2060:
-    case 0xFEFF:
-      return CharRole::drop;
-    case 0x2212:  // minus sign
-      return CharRole::joiner;
-    default:
-      break;
-  }
-  if (code >= 0x2010 && code <= 0x2015) return CharRole::joiner;  // hyphens and dashes
-  if ((code >= 0x2000 && code <= 0x206F) || code == 0x3000) return CharRole::word_break;
-  const char folded = latin_fold(code);
-  return folded == ' ' ? CharRole::word_break : CharRole::letter;
-}
-
-// Lower case for the other scripts names are commonly written in (Greek, Cyrillic); their
-// letters are kept, not transliterated.
-char32_t lower_greek_cyrillic(char32_t code) {
-  if ((code >= 0x391 && code <= 0x3A9 && code != 0x3A2) || (code >= 0x410 && code <= 0x42F)) {
-    return code + 0x20;
-  }
-  if (code >= 0x400 && code <= 0x40F) return code + 0x50;
-  return code;
-}
-
-void append_letter(std::string& word, char32_t code) {
-  if (code < 0x80) {
-    word += static_cast<char>(code >= 'A' && code <= 'Z' ? code - 'A' + 'a' : code);
-    return;
-  }
-  const char folded = latin_fold(code);
-  if (folded == 0 || folded == '?') {
-    append_utf8(word, lower_greek_cyrillic(code));
-  } else if (const auto expanded = expand_fold(folded); !expanded.empty()) {
-    word += expanded;
-  } else {
-    word += folded;
-  }
-}
-
-enum class Joiners { word_break, drop };
-
-std::string normalize(std::string_view name, Joiners joiners) {
-  std::vector<std::string> words;
-  std::string word;
-  auto end_word = [&] {
-    if (!word.empty()) words.push_back(std::exchange(word, {}));
-  };
-  for (const char32_t code : decode_text(name)) {
-    auto role = char_role(code);
-    if (role == CharRole::joiner) {
-      role = joiners == Joiners::drop ? CharRole::drop : CharRole::word_break;
-    }
-    if (role == CharRole::letter) {
-      append_letter(word, code);
-    } else if (role == CharRole::word_break) {
-      end_word();
-    }
-  }
-  end_word();
-  std::sort(words.begin(), words.end());
-  std::string key;
-  for (const auto& each : words) {
-    if (!key.empty()) key += ' ';
-    key += each;
-  }
-  return key;
+std::string file_text_as_utf8(std::string_view content) {
+  if (content.starts_with(kUtf8ByteOrderMark)) content.remove_prefix(kUtf8ByteOrderMark.size());
+  return utf8_from_utf8_or_windows1252(content);
 }
 
 // ---- sdn.csv parsing. ----
@@ -522,14 +267,14 @@ model::Result<std::string> SanctionsLists::load_names(const std::string& csv_pat
   auto content = read_bounded_file(csv_path);
   if (!content) return std::move(content).error();
   const auto digest_hex = crypto::sha256_hex(*content);
-  const std::string text = file_text_as_utf8(std::move(*content));
+  const std::string text = file_text_as_utf8(*content);
   std::unordered_set<std::string> primary_keys;  // one variant per name, for name_count()
   auto add_name = [&](std::string_view name) {
-    auto key = normalize(name, Joiners::word_break);
-    if (key.empty()) return;
-    names_.insert(normalize(name, Joiners::drop));
-    names_.insert(key);
-    primary_keys.insert(std::move(key));
+    auto keys = name_keys(name);
+    if (keys.word_break.empty()) return;
+    names_.insert(std::move(keys.drop));
+    names_.insert(keys.word_break);
+    primary_keys.insert(std::move(keys.word_break));
   };
   skipped_line_count_ += for_each_line(text, [&](std::string_view line) {
     const auto fields = parse_csv_line(line);
@@ -586,13 +331,9 @@ std::optional<AddressHit> SanctionsLists::find_address(std::string_view address)
 }
 
 bool SanctionsLists::name_listed(std::string_view full_name) const {
-  const auto key = normalize(full_name, Joiners::word_break);
-  if (key.empty()) return false;
-  return names_.contains(key) || names_.contains(normalize(full_name, Joiners::drop));
-}
-
-std::string normalize_name(std::string_view name) {
-  return normalize(name, Joiners::word_break);
+  const auto keys = name_keys(full_name);
+  if (keys.word_break.empty()) return false;
+  return names_.contains(keys.word_break) || names_.contains(keys.drop);
 }
 
 std::optional<std::string> find_default_sanctions_directory() {

@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "infra/sanctions/name_key.h"
 #include "schemas/model/result.h"
 
 namespace payrail::infra::sanctions {
@@ -38,10 +39,11 @@ class SanctionsLists {  // immutable after load; safe for concurrent reads
   // list; any other address compares exactly (base58 and bech32 are case-sensitive).
   std::optional<AddressHit> find_address(std::string_view address) const;
 
-  // True when `full_name` equals, after normalize_name(), an SDN primary name or an
-  // a.k.a./f.k.a./n.k.a. name of an individual or entity row (vessels and aircraft excluded).
-  // Hyphens and periods are tried both as word breaks and removed, on both sides, so
-  // "AL-QAIDA" matches "Al Qaida" and "Alqaida", and "CIMEX, S.A." matches "Cimex SA".
+  // True when `full_name` has the key (name_key.h: one normalization for every list and input)
+  // of an SDN primary name or an a.k.a./f.k.a./n.k.a. name of an individual or entity row
+  // (vessels and aircraft excluded). Hyphens and periods are tried both as word breaks and
+  // removed, on both sides, so "AL-QAIDA" matches "Al Qaida" and "Alqaida", and "CIMEX, S.A."
+  // matches "Cimex SA".
   bool name_listed(std::string_view full_name) const;
 
   // "sdn:<12 hex of sha256(ofac-sdn.csv)>;addresses:<12 hex of sha256 over the sorted address
@@ -71,11 +73,6 @@ class SanctionsLists {  // immutable after load; safe for concurrent reads
   std::size_t name_count_ = 0;
   std::size_t skipped_line_count_ = 0;
 };
-
-// Case-folded, accents folded to ASCII (UTF-8 input, or Windows-1252/Latin-1 bytes when the
-// input is not valid UTF-8), apostrophes dropped, other punctuation turned into word breaks,
-// whitespace collapsed, words sorted and joined by one space: "SMITH, John" -> "john smith".
-std::string normalize_name(std::string_view name);
 
 // The sanctions root shared by tests and services: $PAYRAIL_SANCTIONS_DIR when set, otherwise
 // the snapshot shipped with the checkout (data/sanctions). Nothing outside the checkout is read.

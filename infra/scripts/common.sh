@@ -6,7 +6,7 @@ PAYRAIL_BUILD_DIR=${PAYRAIL_BUILD_DIR:-$PAYRAIL_ROOT/build}
 PAYRAIL_PACKAGES=(
   g++ cmake make pkg-config git curl ca-certificates openssl
   libpistache-dev librdkafka-dev libpqxx-dev rapidjson-dev libssl-dev libcurl4-openssl-dev
-  libgtest-dev librapidcheck-dev
+  libgtest-dev librapidcheck-dev libicu-dev
   postgresql postgresql-contrib iso-codes
   kcat wrk hyperfine faketime ccache prometheus-cpp-dev
   haproxy

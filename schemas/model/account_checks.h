@@ -25,6 +25,11 @@
 //   ABA routing (US, 9 digits)  ABA: 3(d1+d4+d7) + 7(d2+d5+d8) + (d3+d6+d9) is 0 mod 10.
 //   NIT (Colombia, 10 digits)   DIAN: 9 digits + check, weights 3,7,13,17,19,23,29,37,41 from the
 //                               right, r = sum mod 11, check = r when r < 2, else 11 - r.
+//
+// Numbers the issuer never assigns are refused even when their check digits hold (all zeros
+// passes every weighted-sum check above): a part of the number that names an institution or
+// serially numbers an account or a person is never zero. Which part is which is the scheme's
+// published layout, named at each function in account_checks.cc; no other rule is assumed.
 #pragma once
 
 #include <string_view>
@@ -32,6 +37,8 @@
 namespace payrail::model::account_checks {
 
 bool is_digits(std::string_view text);
+// Only '0' characters (and at least one).
+bool is_all_zeros(std::string_view text);
 
 bool clabe_valid(std::string_view clabe);
 bool cpf_valid(std::string_view cpf);

@@ -241,10 +241,17 @@ bool co_document_valid(std::string_view number, const std::string* type) {
   return digits_between(5, 10);    // CC, CE
 }
 
+// RFC 9562's nil UUID: a Pix random key is a generated UUID, never this one.
+constexpr std::string_view kNilUuid = "00000000-0000-0000-0000-000000000000";
+
 // The check beyond the pattern; `earlier` holds the fields validated before this one.
 bool passes_check(const AccountField& field, std::string_view value,
                   const std::vector<AccountValue>& earlier) {
   namespace checks = account_checks;
+  // No scheme assigns zero as an account, a key, a tax id, an institution, a branch or a routing
+  // code: a field of zeros is refused whatever its check digits say (all zeros passes every
+  // weighted sum). The schemes' own rules beyond that are in account_checks.cc.
+  if (checks::is_all_zeros(value) || value == kNilUuid) return false;
   switch (field.check) {
     case Check::pattern_only:
       return true;

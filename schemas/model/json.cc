@@ -168,13 +168,10 @@ Status check_object(const rapidjson::Value& object, std::span<const Field> field
 
 Status check_text(std::string_view text, std::string_view param, std::size_t length_max,
                   bool required) {
-  std::size_t characters = 0;
-  for (const unsigned char c : text) {
-    if ((c & 0xC0) != 0x80) ++characters;  // count UTF-8 code points, not bytes
-    if (c < 0x20) {
-      return bad_request(std::string(param) + " contains control characters.", std::string(param));
-    }
+  if (text::has_control(text)) {
+    return bad_request(std::string(param) + " contains control characters.", std::string(param));
   }
+  const auto characters = text::character_count(text);
   if ((required && characters == 0) || characters > length_max) {
     return bad_request(
         std::string(param) + " must be 1 to " + std::to_string(length_max) + " characters.",

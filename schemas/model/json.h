@@ -45,7 +45,8 @@ Status check_object(const rapidjson::Value& object, std::span<const Field> field
                     std::string_view path = "");
 
 // A client string of 1 (0 when not required) to `length_max` characters (code points, not bytes)
-// without control characters; bad_request naming `param` otherwise.
+// without control characters (C0, DEL and C1: text::is_control); bad_request naming `param`
+// otherwise. `text` is valid UTF-8 (every JSON string is checked when the body is parsed).
 Status check_text(std::string_view text, std::string_view param, std::size_t length_max,
                   bool required = true);
 

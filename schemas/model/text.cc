@@ -60,6 +60,19 @@ std::size_t character_count(std::string_view utf8) {
   return count;
 }
 
+bool has_control(std::string_view utf8) {
+  for (std::size_t at = 0; at < utf8.size(); ++at) {
+    const auto byte = static_cast<unsigned char>(utf8[at]);
+    if (byte < 0x80 && is_control(byte)) return true;
+    // Bytes 0x80..0xBF are also the tails of other characters (U+20AC is E2 82 AC).
+    if (byte == 0xC2 && at + 1 < utf8.size()) {
+      const auto next = static_cast<unsigned char>(utf8[at + 1]);
+      if (next >= 0x80 && next <= 0x9F) return true;  // U+0080..U+009F
+    }
+  }
+  return false;
+}
+
 Status check_clean(std::string_view bytes, std::string_view param) {
   if (bytes.find('\0') != std::string_view::npos) {
     return bad_request(sanitized(param) + " must not contain NUL characters.", sanitized(param));

@@ -23,6 +23,16 @@ bool is_clean(std::string_view bytes);
 // Number of code points; only meaningful for valid UTF-8.
 std::size_t character_count(std::string_view utf8);
 
+// A control character (Unicode general category Cc): C0 (U+0000..U+001F), DEL (U+007F) or C1
+// (U+0080..U+009F). Fields documented "no control characters" refuse all of them.
+constexpr bool is_control(char32_t code) {
+  return code < 0x20 || (code >= 0x7F && code <= 0x9F);
+}
+
+// Whether valid UTF-8 holds a control character (C1 controls are the sequences C2 80..C2 9F; a
+// raw byte 0x80..0x9F is not UTF-8 and never gets this far).
+bool has_control(std::string_view utf8);
+
 // bad_request naming `param` (the field, query parameter or header) unless `bytes` is clean.
 Status check_clean(std::string_view bytes, std::string_view param);
 

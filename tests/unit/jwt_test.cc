@@ -203,6 +203,12 @@ TEST(JwtHs256Test, ClaimsAreCleanTextCountedInCharacters) {
   expect_rejected(bad_email, "session email invalid");
   EXPECT_EQ(bad_email.error().param, "email");
   expect_rejected(verifier.verify(token_with("m", "a\xFF@example.test"), kNow));
+  // Control characters, DEL and C1 (U+0085) included, have no place in an identity.
+  for (const auto* control : {"\\u001f", "\\u007f", "\\u0085", "\\u009b"}) {
+    const auto rejected = verifier.verify(token_with(std::string("m") + control, "a@x.test"), kNow);
+    expect_rejected(rejected, "session subject invalid");
+    EXPECT_EQ(rejected.error().param, "sub") << control;
+  }
   // 255 two-byte characters are 510 bytes and still fit.
   std::string accented;
   for (int i = 0; i < 255; ++i) accented += "\xC3\xA9";

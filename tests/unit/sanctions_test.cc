@@ -342,21 +342,26 @@ TEST(SanctionsListsTest, Windows1252FileIsDecoded) {
   EXPECT_TRUE(lists.name_listed("PAYRAILTEST S.A."));
 }
 
+// Keys are for comparing (the skeleton writes "m" as "rn"), so most checks compare two names.
 TEST(SanctionsNormalizeTest, FoldsCasePunctuationOrderAndAccents) {
-  EXPECT_EQ(normalize_name("SMITH, John"), "john smith");
-  EXPECT_EQ(normalize_name("john smith"), "john smith");
-  EXPECT_EQ(normalize_name("John  SMITH."), "john smith");
-  EXPECT_EQ(normalize_name("\tJohn\r\nSmith "), "john smith");
-  EXPECT_EQ(normalize_name("José MÜLLER"), "jose muller");                  // UTF-8
-  EXPECT_EQ(normalize_name("Jos\xE9 M\xDCLLER"), "jose muller");            // Latin-1
-  EXPECT_EQ(normalize_name("\x8A\x9A\x8E\x9E\x8C"), "sszzoe");              // Windows-1252
-  EXPECT_EQ(normalize_name("Jose\xCC\x81 Mu\xCC\x88ller"), "jose muller");  // decomposed
+  const auto same = [](std::string_view left, std::string_view right) {
+    return normalize_name(left) == normalize_name(right);
+  };
+  EXPECT_EQ(normalize_name("SMITH, John"), "john srnith");
+  EXPECT_TRUE(same("john smith", "SMITH, John"));
+  EXPECT_TRUE(same("John  SMITH.", "john smith"));
+  EXPECT_TRUE(same("\tJohn\r\nSmith ", "john smith"));
+  EXPECT_TRUE(same("José MÜLLER", "jose muller"));                  // UTF-8
+  EXPECT_TRUE(same("Jos\xE9 M\xDCLLER", "jose muller"));            // Latin-1
+  EXPECT_TRUE(same("\x8A\x9A\x8E\x9E\x8C", "sszzoe"));              // Windows-1252
+  EXPECT_TRUE(same("Jose\xCC\x81 Mu\xCC\x88ller", "jose muller"));  // decomposed
   EXPECT_EQ(normalize_name("Straße Łódź Ærø Þór Đorđe"), "aero dorde lodz strasse thor");
   EXPECT_EQ(normalize_name("Nguyễn Ștefan Ağaoğlu"), "agaoglu nguyen stefan");
   EXPECT_EQ(normalize_name("O'Neill, Ann"), "ann oneill");
   EXPECT_EQ(normalize_name("O’Neill"), "oneill");
   EXPECT_EQ(normalize_name("AL-QAIDA"), "al qaida");
-  EXPECT_EQ(normalize_name("ИВАНОВ, Иван"), "иван иванов");
+  EXPECT_TRUE(same("ИВАНОВ, Иван", "иван иванов"));
+  EXPECT_FALSE(same("иван иванов", "ivan ivanov"));  // look-alikes match, transliterations do not
   EXPECT_EQ(normalize_name(""), "");
 }
 

@@ -2,6 +2,7 @@
 // destinations are screened against the OFAC digital-currency addresses, fiat beneficiaries'
 // names against the OFAC SDN names (the snapshot shipped in data/sanctions, or
 // PAYRAIL_SANCTIONS_DIR), and both against the internal blacklist.
+#include "infra/log/log.h"
 #include "infra/repositories/blacklist.h"
 #include "infra/repositories/fiat_payouts.h"
 #include "infra/repositories/payouts.h"
@@ -32,6 +33,15 @@ int main() {
         },
         infra::runtime::lock_resources<infra::repositories::fiat_payouts::lock_all>}},
       [&](WorkerContext& context) {
+        // Blacklisted names keyed by an earlier normalization (an upgrade) get today's keys
+        // before anything is screened; until then batches compute them (blacklist::Entries).
+        if (auto rekeyed = infra::repositories::blacklist::rekey_names(context.pool);
+            !rekeyed.ok()) {
+          infra::log::warn("blacklist.rekey_failed", {{"error", rekeyed.error().message}});
+        } else if (rekeyed->rekeyed + rekeyed->merged > 0) {
+          infra::log::info("blacklist.rekeyed", {{"rekeyed", std::to_string(rekeyed->rekeyed)},
+                                                 {"merged", std::to_string(rekeyed->merged)}});
+        }
         const auto directory = context.config.sanctions_dir.value_or(
             infra::sanctions::find_default_sanctions_directory().value_or(""));
         keeper = std::make_unique<workers::screening::SanctionsKeeper>(

@@ -66,12 +66,16 @@ std::string random_address(std::mt19937_64& random) {
 }
 
 // A valid CLABE (SPEI, Mexico) that is not the catalog's example: 17 random digits and the
-// check digit (weights 3, 7, 1; each product mod 10).
+// check digit (weights 3, 7, 1; each product mod 10). The bank code and the account are never all
+// zeros (no issuer assigns them: the API refuses them), so the first and the last digits drawn are
+// 1 to 9.
 std::string random_clabe(std::mt19937_64& random) {
   std::string clabe;
   int sum = 0;
   for (int i = 0; i < 17; ++i) {
-    const int digit = static_cast<int>(random() % 10);
+    const bool nonzero = i == 0 || i == 16;
+    const int digit =
+        nonzero ? 1 + static_cast<int>(random() % 9) : static_cast<int>(random() % 10);
     clabe += static_cast<char>('0' + digit);
     sum += digit * std::array{3, 7, 1}[static_cast<std::size_t>(i % 3)] % 10;
   }
