@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "api/http/message.h"
-#include "schemas/model/mode.h"
-#include "schemas/model/organization_lifecycle.h"
+#include "schemas/model/common/mode.h"
+#include "schemas/model/organizations/organization_lifecycle.h"
 
 namespace payrail::api {
 

@@ -1,7 +1,7 @@
 #include "api/health_probe.h"
 
-#include "infra/kafka/producer.h"
-#include "infra/pg/pool.h"
+#include "infra/plumbing/kafka/producer.h"
+#include "infra/plumbing/pg/pool.h"
 
 namespace payrail::api {
 

@@ -11,17 +11,17 @@
 #include "api/payout_decisions.h"
 #include "api/pipeline.h"
 #include "api/services.h"
-#include "infra/auth/jwt.h"
-#include "infra/catalog/countries.h"
-#include "infra/collections/provider.h"
-#include "infra/kafka/producer.h"
-#include "infra/log/log.h"
-#include "infra/outbox/relay.h"
-#include "infra/pg/grouped_writes.h"
-#include "infra/pg/pool.h"
-#include "infra/rates/rate_source.h"
-#include "infra/repositories/rate_limits.h"
-#include "infra/runtime/process.h"
+#include "infra/adapters/catalog/countries.h"
+#include "infra/adapters/collections/provider.h"
+#include "infra/adapters/rates/rate_source.h"
+#include "infra/plumbing/auth/jwt.h"
+#include "infra/plumbing/kafka/producer.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/programs/runtime/process.h"
+#include "infra/store/organizations/rate_limits.h"
+#include "infra/store/outbox/relay.h"
 
 namespace {
 
@@ -42,7 +42,7 @@ int main() {
   auto producer =
       infra::kafka::Producer::create({.brokers = config.kafka_brokers, .client_id = "payrail-api"});
   if (!producer.ok()) exit_with(producer.error().message);
-  infra::outbox::Relay relay(
+  infra::store::outbox::Relay relay(
       pool, **producer,
       {.topic_prefix = config.topic_prefix,
        .poll_interval = std::chrono::milliseconds(config.outbox_poll_interval_ms),
@@ -63,8 +63,8 @@ int main() {
        .lease_tokens = config.rate_limit_lease_tokens.value_or(
            api::default_lease_tokens(config.rate_limit_per_second, config.rate_limit_burst))},
       [&pool, &config](const std::string& key, int wanted) {
-        return infra::repositories::rate_limits::lease(
-            pool, key, wanted, config.rate_limit_per_second, config.rate_limit_burst);
+        return infra::store::rate_limits::lease(pool, key, wanted, config.rate_limit_per_second,
+                                                config.rate_limit_burst);
       });
   api::HealthProbe health(pool, **producer);
   api::PayoutDecisions payout_decisions(pool);

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "infra/log/log.h"
-#include "infra/repositories/screening_workers.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/screening/screening_workers.h"
 
 namespace payrail::api {
 namespace {
@@ -13,8 +13,7 @@ constexpr std::chrono::milliseconds kListenSliceMax{100};
 class DecisionReceiver : public pqxx::notification_receiver {
  public:
   DecisionReceiver(pqxx::connection_base& connection, std::function<void(const std::string&)> on)
-      : pqxx::notification_receiver(connection,
-                                    infra::repositories::screening_workers::kDecisionChannel),
+      : pqxx::notification_receiver(connection, infra::store::screening_workers::kDecisionChannel),
         on_(std::move(on)) {}
   void operator()(const std::string& payload, int) override { on_(payload); }
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "infra/pg/pool.h"
+#include "infra/plumbing/pg/pool.h"
 
 namespace payrail::api {
 

@@ -8,9 +8,9 @@
 #include "api/middleware/authentication.h"
 #include "api/middleware/rate_limiter.h"
 #include "api/router.h"
-#include "infra/log/log.h"
-#include "infra/metrics/metrics.h"
-#include "schemas/model/text.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/plumbing/metrics/metrics.h"
+#include "schemas/model/common/text.h"
 
 namespace payrail::api {
 namespace {

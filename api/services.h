@@ -1,7 +1,7 @@
 // Long-lived collaborators shared by every request of the API process (owned by main.cc).
 #pragma once
 
-#include "infra/config/config.h"
+#include "infra/programs/config/config.h"
 
 namespace payrail::infra::pg {
 class Pool;
@@ -10,7 +10,7 @@ class GroupedWrites;
 namespace payrail::infra::auth {
 class JwtVerifier;
 }
-namespace payrail::infra::outbox {
+namespace payrail::infra::store::outbox {
 class Relay;
 }
 
@@ -44,7 +44,7 @@ struct Services {
   ApiKeyAuthenticator* api_keys = nullptr;
   RateLimiter* rate_limiter = nullptr;
   HealthProbe* health = nullptr;
-  infra::outbox::Relay* relay = nullptr;
+  infra::store::outbox::Relay* relay = nullptr;
   const infra::catalog::Countries* countries = nullptr;
   PayoutDecisions* payout_decisions = nullptr;
   const Router* router = nullptr;

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "schemas/model/json.h"
+#include "schemas/model/common/json.h"
 
 namespace payrail::topics {
 namespace {

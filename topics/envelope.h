@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "schemas/model/mode.h"
-#include "schemas/model/result.h"
+#include "schemas/model/common/mode.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::topics {
 

@@ -22,7 +22,7 @@ struct TopicSpec {
   std::string_view message_schema;  // path under schemas/
   // An API request waits for this hop: a create answers once screening decided. Its consumer
   // fetches with kAnswerFetchWaitMs instead of kFetchWaitMs and waits at most kAnswerBatchWaitMs
-  // for more of a batch (infra/runtime/worker.cc).
+  // for more of a batch (infra/programs/runtime/worker.cc).
   bool request_waits = false;
 };
 

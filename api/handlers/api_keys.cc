@@ -9,14 +9,14 @@
 #include "api/http/pagination.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
-#include "infra/repositories/organizations.h"
-#include "schemas/model/scopes.h"
+#include "infra/store/organizations/organizations.h"
+#include "schemas/model/organizations/scopes.h"
 
 namespace payrail::api {
 namespace {
 
-namespace api_keys = infra::repositories::api_keys;
-namespace organizations = infra::repositories::organizations;
+namespace api_keys = infra::store::api_keys;
+namespace organizations = infra::store::organizations;
 using model::json::Field;
 using model::json::Kind;
 
@@ -98,7 +98,7 @@ model::Result<HttpResponse> create_key(RequestContext& context) {
 
 model::Result<HttpResponse> list_keys(RequestContext& context) {
   auto query = parse_list_query(
-      context, {.listable = infra::repositories::Listable::api_keys, .id_prefix = "key_"});
+      context, {.listable = infra::store::Listable::api_keys, .id_prefix = "key_"});
   if (!query.ok()) return query.error();
   const auto& principal = *context.api_key;
   auto page = api_keys::list(*context.services->db, principal.org_id, principal.mode, *query);

@@ -3,19 +3,19 @@
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
 #include "api/services.h"
-#include "infra/repositories/ledger.h"
+#include "infra/store/money/ledger.h"
 
 namespace payrail::api {
 namespace {
 
-namespace ledger = infra::repositories::ledger;
+namespace ledger = infra::store::ledger;
 
 model::Result<HttpResponse> list_balances(RequestContext& context) {
   if (auto status = reject_unknown_query(context.request, {}); !status.ok()) return status.error();
   const auto& principal = *context.api_key;
   auto rows = ledger::balances(*context.services->db, principal.org_id, principal.mode);
   if (!rows.ok()) return rows.error();
-  infra::repositories::Page<ledger::BalanceRow> page{*rows, false};
+  infra::store::Page<ledger::BalanceRow> page{*rows, false};
   const auto mode = std::string(model::mode_name(principal.mode));
   return list_response<ledger::BalanceRow>(
       page,

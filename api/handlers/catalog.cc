@@ -1,12 +1,13 @@
-// GET /v1/countries and GET /v1/payment-methods: the corridor table (schemas/model/corridors.h)
-// as the API shows it, with country names from the system's ISO 3166 data (infra/catalog).
-// Both are single-page lists in the list envelope; they read no database.
+// GET /v1/countries and GET /v1/payment-methods: the corridor table
+// (schemas/model/fiat_payouts/corridors.h) as the API shows it, with country names from the
+// system's ISO 3166 data (infra/adapters/catalog). Both are single-page lists in the list envelope; they
+// read no database.
 #include "api/handlers/common.h"
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
 #include "api/services.h"
-#include "infra/catalog/countries.h"
-#include "schemas/model/corridors.h"
+#include "infra/adapters/catalog/countries.h"
+#include "schemas/model/fiat_payouts/corridors.h"
 
 namespace payrail::api {
 namespace {
@@ -35,7 +36,7 @@ model::Result<HttpResponse> list_countries(RequestContext& context) {
     if (!name) return model::Error::make(model::ErrorCode::internal_error, "internal error");
     countries.push_back({std::move(methods), std::move(*name)});
   }
-  const infra::repositories::Page<Country> page{std::move(countries), false};
+  const infra::store::Page<Country> page{std::move(countries), false};
   return list_response<Country>(
       page,
       [](model::json::Writer& writer, const Country& country) {
@@ -112,7 +113,7 @@ model::Result<HttpResponse> list_payment_methods(RequestContext& context) {
     if (filter->direction && method.direction != *filter->direction) continue;
     methods.push_back(&method);
   }
-  const infra::repositories::Page<const model::PaymentMethod*> page{std::move(methods), false};
+  const infra::store::Page<const model::PaymentMethod*> page{std::move(methods), false};
   return list_response<const model::PaymentMethod*>(
       page,
       [](model::json::Writer& writer, const model::PaymentMethod* method) {

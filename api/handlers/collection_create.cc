@@ -6,18 +6,18 @@
 #include "api/handlers/screened_create.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
-#include "infra/collections/provider.h"
-#include "infra/crypto/crypto.h"
-#include "infra/rates/rate_source.h"
-#include "infra/repositories/collections.h"
-#include "infra/repositories/rails.h"
-#include "schemas/model/corridors.h"
+#include "infra/adapters/collections/provider.h"
+#include "infra/adapters/rates/rate_source.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/store/collections/collections.h"
+#include "infra/store/organizations/rails.h"
+#include "schemas/model/fiat_payouts/corridors.h"
 
 namespace payrail::api {
 namespace {
 
-namespace collections = infra::repositories::collections;
-namespace idempotency = infra::repositories::idempotency;
+namespace collections = infra::store::collections;
+namespace idempotency = infra::store::idempotency;
 using model::Error;
 using model::ErrorCode;
 using model::json::Field;
@@ -91,9 +91,9 @@ model::Status check_live_mode(const RequestContext& context, const model::Paymen
     return verified;
   }
   auto& services = *context.services;
-  auto enabled = infra::repositories::rails::is_enabled(
-      *services.db, context.api_key->org_id, infra::repositories::rails::RailKind::collection_rail,
-      method.type);
+  auto enabled =
+      infra::store::rails::is_enabled(*services.db, context.api_key->org_id,
+                                      infra::store::rails::RailKind::collection_rail, method.type);
   if (!enabled.ok()) return enabled.error();
   if (!*enabled) {
     return Error::make(ErrorCode::provider_unavailable,

@@ -5,21 +5,21 @@
 
 #include "api/handlers/common.h"
 #include "api/services.h"
-#include "infra/collections/provider.h"
-#include "infra/outbox/relay.h"
-#include "infra/repositories/collection_provider_events.h"
-#include "infra/repositories/collections.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/money.h"
+#include "infra/adapters/collections/provider.h"
+#include "infra/store/collections/collection_provider_events.h"
+#include "infra/store/collections/collections.h"
+#include "infra/store/outbox/relay.h"
+#include "schemas/model/fiat_payouts/corridors.h"
+#include "schemas/model/money/money.h"
 
 namespace payrail::api {
 namespace {
 
-namespace collections = infra::repositories::collections;
-namespace provider_events = infra::repositories::collection_provider_events;
-using infra::collections::ProviderEventType;
+namespace collections = infra::store::collections;
+namespace provider_events = infra::store::collection_provider_events;
 using model::Error;
 using model::ErrorCode;
+using model::ProviderEventType;
 using model::json::Field;
 using model::json::Kind;
 
@@ -43,11 +43,9 @@ HttpResponse accepted(const collections::CollectionRow& collection) {
 
 // The notification the simulated provider sends, as received in the caller's own sandbox
 // account: it can only ever match the caller's collections, whatever reference it carries.
-infra::collections::ProviderEvent notification(const RequestContext& context,
-                                               ProviderEventType type,
-                                               const collections::CollectionRow& collection,
-                                               std::string_view reference,
-                                               std::string_view amount) {
+model::ProviderEvent notification(const RequestContext& context, ProviderEventType type,
+                                  const collections::CollectionRow& collection,
+                                  std::string_view reference, std::string_view amount) {
   const auto& resource = collection.resource;
   return context.services->collection_providers->simulator().notification(
       type, resource.method, reference, amount, resource.currency, collection.org_id);
@@ -107,7 +105,7 @@ model::Result<HttpResponse> test_helper_fail(RequestContext& context) {
   if (!body.ok()) return body.error();
   auto reason = ProviderEventType::payment_failed;
   if (const auto text = model::json::string_member(*body, "reason")) {
-    const auto parsed = infra::collections::parse_provider_event_type(*text);
+    const auto parsed = model::parse_provider_event_type(*text);
     if (!parsed || *parsed == ProviderEventType::payment_received) {
       return model::bad_request("reason must be payment_failed or payment_returned.", "reason");
     }
@@ -127,7 +125,7 @@ model::Result<HttpResponse> test_helper_fail(RequestContext& context) {
       [&](pqxx::work& tx, const collections::CollectionRow& collection) {
         // The payment that fails: the one applied, or one recorded and waiting to be applied
         // (a /receive just before); only a collection with neither gets a payment first.
-        std::vector<infra::collections::ProviderEvent> events;
+        std::vector<model::ProviderEvent> events;
         auto paid = collection.resource.received_amount;
         if (collection.status == S::awaiting_payment) {
           paid = provider_events::waiting_payment(tx, collection.resource.id);

@@ -1,19 +1,19 @@
 // POST /v1/collections, GET /v1/collections, GET /v1/collections/{id},
 // POST /v1/collections/{id}/cancel, and the test helpers
 // POST /v1/test-helpers/collections/{id}/receive | fail | expire.
-#include "infra/repositories/collections.h"
+#include "infra/store/collections/collections.h"
 #include "api/handlers/collection_create.h"
 #include "api/handlers/collection_test_helpers.h"
 #include "api/handlers/common.h"
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
 #include "api/services.h"
-#include "infra/outbox/relay.h"
+#include "infra/store/outbox/relay.h"
 
 namespace payrail::api {
 namespace {
 
-namespace collections = infra::repositories::collections;
+namespace collections = infra::store::collections;
 
 model::Result<HttpResponse> get_collection(RequestContext& context) {
   const auto& principal = *context.api_key;
@@ -28,7 +28,7 @@ model::Result<HttpResponse> get_collection(RequestContext& context) {
 }
 
 model::Result<HttpResponse> list_collections(RequestContext& context) {
-  auto query = parse_list_query(context, {.listable = infra::repositories::Listable::collections,
+  auto query = parse_list_query(context, {.listable = infra::store::Listable::collections,
                                           .id_prefix = "col_",
                                           .created_range = true,
                                           .filters = {"status"}});

@@ -1,7 +1,7 @@
 #include "api/handlers/common.h"
 
 #include "api/services.h"
-#include "infra/log/log.h"
+#include "infra/plumbing/log/log.h"
 
 namespace payrail::api {
 

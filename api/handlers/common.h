@@ -5,8 +5,8 @@
 #include <span>
 
 #include "api/context.h"
-#include "infra/crypto/data_key.h"
-#include "schemas/model/json.h"
+#include "infra/plumbing/crypto/data_key.h"
+#include "schemas/model/common/json.h"
 
 namespace payrail::api {
 

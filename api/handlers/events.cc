@@ -1,18 +1,18 @@
 // GET /v1/events and POST /v1/events/{id}/redeliver (extensions, docs/api.md
 // "Events and webhooks").
-#include "infra/repositories/events.h"
+#include "infra/store/webhooks/events.h"
 #include "api/handlers/common.h"
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
 #include "api/services.h"
-#include "infra/log/log.h"
-#include "infra/repositories/webhook_deliveries.h"
-#include "infra/webhooks/event_types.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/webhooks/webhook_deliveries.h"
+#include "schemas/model/webhooks/event_types.h"
 
 namespace payrail::api {
 namespace {
 
-namespace events = infra::repositories::events;
+namespace events = infra::store::events;
 
 model::Error no_such_event() {
   return model::Error::make(model::ErrorCode::resource_missing, "No such event.");
@@ -35,13 +35,13 @@ void write_event(model::json::Writer& writer, const events::EventRow& event) {
 }
 
 model::Result<HttpResponse> list_events(RequestContext& context) {
-  auto query = parse_list_query(context, {.listable = infra::repositories::Listable::events,
-                                          .id_prefix = "evt_",
-                                          .filters = {"type"}});
+  auto query = parse_list_query(
+      context,
+      {.listable = infra::store::Listable::events, .id_prefix = "evt_", .filters = {"type"}});
   if (!query.ok()) return query.error();
   auto type = context.request.query_value("type");
   if (!type.ok()) return type.error();
-  if (*type && !infra::webhooks::is_subscribable_event(**type)) {
+  if (*type && !model::is_subscribable_event(**type)) {
     return model::bad_request("type must be one of the event names.", "type");
   }
   const auto& principal = *context.api_key;
@@ -62,8 +62,8 @@ model::Result<HttpResponse> redeliver_event(RequestContext& context) {
   if (!*event || (*event)->org_id != principal.org_id || (*event)->mode != principal.mode) {
     return no_such_event();
   }
-  auto scheduled = infra::repositories::webhook_deliveries::redeliver(db, principal.org_id,
-                                                                      principal.mode, event_id);
+  auto scheduled =
+      infra::store::webhook_deliveries::redeliver(db, principal.org_id, principal.mode, event_id);
   if (!scheduled.ok()) return scheduled.error();
   if (!*scheduled) return no_such_event();
   infra::log::info("webhooks.redelivery_requested", {{"event_id", event_id}});

@@ -6,26 +6,26 @@
 #include "api/handlers/screened_create.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
-#include "infra/crypto/crypto.h"
-#include "infra/crypto/data_key.h"
-#include "infra/ids.h"
-#include "infra/log/log.h"
-#include "infra/outbox/relay.h"
-#include "infra/partners/payout_partner.h"
-#include "infra/pg/grouped_writes.h"
-#include "infra/rates/rate_source.h"
-#include "infra/repositories/fiat_payouts.h"
-#include "infra/repositories/ledger.h"
-#include "infra/repositories/rails.h"
-#include "infra/repositories/screening_workers.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/limits.h"
+#include "infra/adapters/partners/payout_partner.h"
+#include "infra/adapters/rates/rate_source.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/crypto/data_key.h"
+#include "infra/plumbing/ids.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
+#include "infra/store/money/ledger.h"
+#include "infra/store/organizations/rails.h"
+#include "infra/store/outbox/relay.h"
+#include "infra/store/screening/screening_workers.h"
+#include "schemas/model/fiat_payouts/corridors.h"
+#include "schemas/model/money/limits.h"
 
 namespace payrail::api {
 namespace {
 
-namespace fiat_payouts = infra::repositories::fiat_payouts;
-namespace idempotency = infra::repositories::idempotency;
+namespace fiat_payouts = infra::store::fiat_payouts;
+namespace idempotency = infra::store::idempotency;
 using model::Error;
 using model::ErrorCode;
 using model::json::Field;
@@ -39,7 +39,7 @@ constexpr std::array kBodyFields{
     Field{"country", Kind::string, true}, Field{"beneficiary", Kind::object, true},
     Field{"metadata", Kind::object, false}};
 // The account's own shape (an object with the method's fields) is the corridor table's to judge:
-// 422 unsupported_country naming the field (schemas/model/corridors.h).
+// 422 unsupported_country naming the field (schemas/model/fiat_payouts/corridors.h).
 constexpr std::array kBeneficiaryFields{Field{"name", Kind::string, true},
                                         Field{"account", Kind::any, true}};
 
@@ -151,9 +151,8 @@ model::Status check_live_mode(const RequestContext& context, std::string_view co
     return Error::make(ErrorCode::provider_unavailable,
                        "Live fiat payouts are not available: no payout partner is configured.");
   }
-  auto enabled = infra::repositories::rails::is_enabled(
-      *services.db, context.api_key->org_id, infra::repositories::rails::RailKind::fiat_corridor,
-      country);
+  auto enabled = infra::store::rails::is_enabled(
+      *services.db, context.api_key->org_id, infra::store::rails::RailKind::fiat_corridor, country);
   if (!enabled.ok()) return enabled.error();
   if (!*enabled) {
     return Error::make(ErrorCode::provider_unavailable,
@@ -163,7 +162,7 @@ model::Status check_live_mode(const RequestContext& context, std::string_view co
   if (auto source = services.rates->for_mode(model::Mode::live); !source.ok()) {
     return source.error();
   }
-  auto available = infra::repositories::screening_workers::sanctions_available(*services.db);
+  auto available = infra::store::screening_workers::sanctions_available(*services.db);
   if (!available.ok()) return available.error();
   if (!*available) {
     return Error::make(ErrorCode::sanctions_unavailable,
@@ -215,8 +214,8 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
   request->id = infra::new_id("fpo_");
   screened_create::DecisionWait decision(context, kFiatPayoutResource, request->scope, request->id);
   auto outcome = services.creates->write_one<fiat_payouts::CreateOutcome>(
-      infra::repositories::ledger::balance_key(request->scope.org_id, request->scope.mode,
-                                               fiat_payouts::kFundingAsset),
+      infra::store::ledger::balance_key(request->scope.org_id, request->scope.mode,
+                                        fiat_payouts::kFundingAsset),
       [&](pqxx::work& tx) { return fiat_payouts::create(tx, *request); },
       fiat_payouts::create_ahead(*request));
   if (!outcome.ok()) return responder.send_error(outcome.error());

@@ -1,20 +1,20 @@
 // POST /v1/fiat-payouts (fiat_payout_create.cc), GET /v1/fiat-payouts, GET /v1/fiat-payouts/{id},
 // POST /v1/fiat-payouts/{id}/cancel, POST /v1/fiat-payouts/{id}/approve,
 // POST /v1/fiat-payouts/{id}/reject.
-#include "infra/repositories/fiat_payouts.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
 #include "api/handlers/common.h"
 #include "api/handlers/fiat_payout_create.h"
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
-#include "infra/catalog/countries.h"
-#include "infra/outbox/relay.h"
+#include "infra/adapters/catalog/countries.h"
+#include "infra/store/outbox/relay.h"
 
 namespace payrail::api {
 namespace {
 
-namespace fiat_payouts = infra::repositories::fiat_payouts;
+namespace fiat_payouts = infra::store::fiat_payouts;
 
 HttpResponse fiat_payout_response(const fiat_payouts::FiatPayoutRow& payout) {
   return HttpResponse::json(200, model::fiat_payout_json(payout.resource));
@@ -49,7 +49,7 @@ model::Result<fiat_payouts::ListFilters> list_filters(const RequestContext& cont
 }
 
 model::Result<HttpResponse> list_fiat_payouts(RequestContext& context) {
-  auto query = parse_list_query(context, {.listable = infra::repositories::Listable::fiat_payouts,
+  auto query = parse_list_query(context, {.listable = infra::store::Listable::fiat_payouts,
                                           .id_prefix = "fpo_",
                                           .created_range = true,
                                           .filters = {"status", "country"}});

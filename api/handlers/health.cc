@@ -2,8 +2,8 @@
 #include "api/handlers/handlers.h"
 #include "api/health_probe.h"
 #include "api/services.h"
-#include "schemas/model/contracts.h"
-#include "schemas/model/json.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/contract/contracts.h"
 
 namespace payrail::api {
 namespace {

@@ -7,16 +7,16 @@
 #include "api/http/pagination.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
-#include "infra/catalog/countries.h"
-#include "infra/crypto/data_key.h"
-#include "infra/log/log.h"
-#include "infra/repositories/kyb_submissions.h"
-#include "infra/time/clock.h"
+#include "infra/adapters/catalog/countries.h"
+#include "infra/plumbing/crypto/data_key.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/plumbing/time/clock.h"
+#include "infra/store/organizations/kyb_submissions.h"
 
 namespace payrail::api {
 namespace {
 
-namespace submissions = infra::repositories::kyb_submissions;
+namespace submissions = infra::store::kyb_submissions;
 using model::json::write_key;
 using model::json::write_key_string;
 
@@ -97,11 +97,10 @@ model::Result<HttpResponse> submit(RequestContext& context) {
 }
 
 model::Result<HttpResponse> list(RequestContext& context) {
-  auto query =
-      parse_list_query(context, {.listable = infra::repositories::Listable::kyb_submissions,
-                                 .id_prefix = "kyb_",
-                                 .created_range = true,
-                                 .filters = {"status"}});
+  auto query = parse_list_query(context, {.listable = infra::store::Listable::kyb_submissions,
+                                          .id_prefix = "kyb_",
+                                          .created_range = true,
+                                          .filters = {"status"}});
   if (!query.ok()) return query.error();
   auto status_text = context.request.query_value("status");
   if (!status_text.ok()) return status_text.error();

@@ -5,13 +5,13 @@
 #include "api/handlers/common.h"
 #include "api/handlers/handlers.h"
 #include "api/services.h"
-#include "infra/catalog/countries.h"
-#include "infra/repositories/organizations.h"
+#include "infra/adapters/catalog/countries.h"
+#include "infra/store/organizations/organizations.h"
 
 namespace payrail::api {
 namespace {
 
-namespace organizations = infra::repositories::organizations;
+namespace organizations = infra::store::organizations;
 using model::json::Field;
 using model::json::Kind;
 

@@ -6,22 +6,22 @@
 #include "api/handlers/screened_create.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
-#include "infra/chain/chain_adapter.h"
-#include "infra/crypto/crypto.h"
-#include "infra/ids.h"
-#include "infra/outbox/relay.h"
-#include "infra/pg/grouped_writes.h"
-#include "infra/repositories/ledger.h"
-#include "infra/repositories/payouts.h"
-#include "infra/repositories/screening_workers.h"
-#include "schemas/model/destination.h"
-#include "schemas/model/limits.h"
+#include "infra/adapters/chain/chain_adapter.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/ids.h"
+#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/money/ledger.h"
+#include "infra/store/outbox/relay.h"
+#include "infra/store/payouts/payouts.h"
+#include "infra/store/screening/screening_workers.h"
+#include "schemas/model/money/limits.h"
+#include "schemas/model/payouts/destination.h"
 
 namespace payrail::api {
 namespace {
 
-namespace payouts = infra::repositories::payouts;
-namespace idempotency = infra::repositories::idempotency;
+namespace payouts = infra::store::payouts;
+namespace idempotency = infra::store::idempotency;
 using model::Error;
 using model::ErrorCode;
 using model::json::Field;
@@ -94,8 +94,7 @@ model::Status check_live_mode(const RequestContext& context) {
         ErrorCode::provider_unavailable,
         "Live stablecoin payouts are not available: no chain adapter is configured.");
   }
-  auto available =
-      infra::repositories::screening_workers::sanctions_available(*context.services->db);
+  auto available = infra::store::screening_workers::sanctions_available(*context.services->db);
   if (!available.ok()) return available.error();
   if (!*available) {
     return Error::make(ErrorCode::sanctions_unavailable,
@@ -144,8 +143,8 @@ void create_payout(ContextPtr context, Responder responder) {
   request->id = infra::new_id("po_");
   screened_create::DecisionWait decision(context, kPayoutResource, request->scope, request->id);
   auto outcome = services.creates->write_one<payouts::CreateOutcome>(
-      infra::repositories::ledger::balance_key(request->scope.org_id, request->scope.mode,
-                                               request->currency),
+      infra::store::ledger::balance_key(request->scope.org_id, request->scope.mode,
+                                        request->currency),
       [&](pqxx::work& tx) { return payouts::create(tx, *request); },
       payouts::create_ahead(*request));
   if (!outcome.ok()) return responder.send_error(outcome.error());

@@ -8,13 +8,13 @@
 #include "api/http/pagination.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
-#include "infra/outbox/relay.h"
-#include "infra/repositories/payouts.h"
+#include "infra/store/outbox/relay.h"
+#include "infra/store/payouts/payouts.h"
 
 namespace payrail::api {
 namespace {
 
-namespace payouts = infra::repositories::payouts;
+namespace payouts = infra::store::payouts;
 
 HttpResponse payout_response(int status, const payouts::PayoutRow& payout) {
   return HttpResponse::json(status, model::payout_json(payout.resource));
@@ -30,7 +30,7 @@ model::Result<HttpResponse> get_payout(RequestContext& context) {
 }
 
 model::Result<HttpResponse> list_payouts(RequestContext& context) {
-  auto query = parse_list_query(context, {.listable = infra::repositories::Listable::payouts,
+  auto query = parse_list_query(context, {.listable = infra::store::Listable::payouts,
                                           .id_prefix = "po_",
                                           .created_range = true,
                                           .filters = {"status"}});

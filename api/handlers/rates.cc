@@ -1,13 +1,13 @@
 // GET /v1/rates?from=&to=: the mid rate between two currencies or assets from the key's mode's
-// rate source (infra/rates/rate_source.h). Checks run in the documented order: parameters (400
-// missing or unknown, 422 a code Payrail does not quote), then availability (503 in live mode
+// rate source (infra/adapters/rates/rate_source.h). Checks run in the documented order: parameters
+// (400 missing or unknown, 422 a code Payrail does not quote), then availability (503 in live mode
 // without a configured source), then the source's answer.
-#include "schemas/model/rates.h"
+#include "schemas/model/money/rates.h"
 #include "api/handlers/common.h"
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
 #include "api/services.h"
-#include "infra/rates/rate_source.h"
+#include "infra/adapters/rates/rate_source.h"
 
 namespace payrail::api {
 namespace {

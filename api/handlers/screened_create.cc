@@ -17,7 +17,7 @@
 namespace payrail::api::screened_create {
 namespace {
 
-namespace idempotency = infra::repositories::idempotency;
+namespace idempotency = infra::store::idempotency;
 using model::Error;
 using model::ErrorCode;
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "api/context.h"
-#include "infra/pg/pool.h"
-#include "infra/repositories/idempotency.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/creates/idempotency.h"
 
 namespace payrail::api::screened_create {
 
@@ -31,7 +31,7 @@ model::Result<std::string> idempotency_key(const HttpRequest& request);
 
 // The answer one create waits for: its key, its resource and its request.
 struct Wanted {
-  infra::repositories::idempotency::Scope scope;
+  infra::store::idempotency::Scope scope;
   std::string id;
   std::string request_id;
 };
@@ -106,7 +106,7 @@ class Answers {
 };
 
 struct CreateRequest {
-  infra::repositories::idempotency::Scope scope;
+  infra::store::idempotency::Scope scope;
   std::string endpoint;      // "POST /v1/payouts"
   std::string request_hash;  // of the endpoint and the normalized body
   // The same hash under the previous data key while one is configured (a hash keyed with the
@@ -117,11 +117,11 @@ struct CreateRequest {
 // A request whose key was already used: 409 idempotency_conflict unless it is the same request
 // (endpoint and normalized body).
 model::Status check_same_request(const CreateRequest& request,
-                                 const infra::repositories::idempotency::Record& record);
+                                 const infra::store::idempotency::Record& record);
 
 // The answer recorded for a used key, replayed (Idempotent-Replayed: true and the original
 // Request-Id), or nullopt when the first request has not recorded one yet.
-std::optional<HttpResponse> recorded_answer(const infra::repositories::idempotency::Record& record);
+std::optional<HttpResponse> recorded_answer(const infra::store::idempotency::Record& record);
 
 // 409 idempotency_conflict for a key still in use by its first request (Retry-After: 1).
 model::Error request_in_progress();
@@ -131,7 +131,7 @@ model::Error request_in_progress();
 // before recording its answer) the answer from the resource's current state.
 void respond_existing(const RequestContext& context, Responder responder, const Resource& resource,
                       const CreateRequest& request,
-                      const infra::repositories::idempotency::Record& record);
+                      const infra::store::idempotency::Record& record);
 
 // In live mode a retry with a used key gets its original answer even if the live checks would
 // now refuse: returns the responder back when the key is unused (or the lookup is refused with
@@ -148,8 +148,8 @@ struct PendingCreate;
 // create committed, even when the wait ran out while the create was still running.
 class DecisionWait {
  public:
-  DecisionWait(ContextPtr context, const Resource& resource,
-               infra::repositories::idempotency::Scope scope, std::string id);
+  DecisionWait(ContextPtr context, const Resource& resource, infra::store::idempotency::Scope scope,
+               std::string id);
   ~DecisionWait();  // forgets the wait unless answer() took it over (the create failed)
   DecisionWait(const DecisionWait&) = delete;
   DecisionWait& operator=(const DecisionWait&) = delete;

@@ -7,18 +7,18 @@
 #include "api/handlers/handlers.h"
 #include "api/http/pagination.h"
 #include "api/services.h"
-#include "infra/log/log.h"
-#include "infra/repositories/webhook_deliveries.h"
-#include "infra/repositories/webhook_endpoints.h"
-#include "infra/webhooks/event_types.h"
-#include "infra/webhooks/secrets.h"
-#include "infra/webhooks/ssrf.h"
+#include "infra/adapters/webhooks/ssrf.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/webhooks/secrets.h"
+#include "infra/store/webhooks/webhook_deliveries.h"
+#include "infra/store/webhooks/webhook_endpoints.h"
+#include "schemas/model/webhooks/event_types.h"
 
 namespace payrail::api {
 namespace {
 
-namespace endpoints = infra::repositories::webhook_endpoints;
-namespace deliveries = infra::repositories::webhook_deliveries;
+namespace endpoints = infra::store::webhook_endpoints;
+namespace deliveries = infra::store::webhook_deliveries;
 namespace hooks = infra::webhooks;
 using model::json::Field;
 using model::json::Kind;
@@ -35,7 +35,7 @@ model::Error no_such_endpoint() {
 model::Result<std::vector<std::string>> read_events(const rapidjson::Value& body) {
   const auto& events = *model::json::member(body, "events");
   if (events.Empty()) return model::bad_request("events must name at least one event.", "events");
-  if (events.Size() > hooks::kSubscribedEventsMax) {
+  if (events.Size() > model::kSubscribedEventsMax) {
     return model::bad_request("events may have at most 32 entries.", "events");
   }
   std::vector<std::string> subscribed;
@@ -43,7 +43,7 @@ model::Result<std::vector<std::string>> read_events(const rapidjson::Value& body
     const auto& value = events[i];
     const auto name =
         value.IsString() ? std::string(value.GetString(), value.GetStringLength()) : std::string();
-    if (!value.IsString() || !hooks::is_subscribable_event(name)) {
+    if (!value.IsString() || !model::is_subscribable_event(name)) {
       return model::bad_request(
           "Unknown event name; the subscribable events are listed in the "
           "API reference.",
@@ -115,7 +115,7 @@ model::Result<HttpResponse> create_endpoint(RequestContext& context) {
 
 model::Result<HttpResponse> list_endpoints(RequestContext& context) {
   auto query = parse_list_query(
-      context, {.listable = infra::repositories::Listable::webhook_endpoints, .id_prefix = "whe_"});
+      context, {.listable = infra::store::Listable::webhook_endpoints, .id_prefix = "whe_"});
   if (!query.ok()) return query.error();
   const auto& principal = *context.api_key;
   auto page = endpoints::list(*context.services->db, principal.org_id, principal.mode, *query);
@@ -176,8 +176,8 @@ void write_delivery(model::json::Writer& writer, const deliveries::DeliveryRow& 
 
 // The shared parser checks limit and unknown parameters; the cursor of this list is a delivery
 // of this endpoint, which it does not know, so it is checked here.
-model::Result<infra::repositories::ListQuery> deliveries_query(const RequestContext& context,
-                                                               const std::string& endpoint_id) {
+model::Result<infra::store::ListQuery> deliveries_query(const RequestContext& context,
+                                                        const std::string& endpoint_id) {
   auto cursor = context.request.query_value("starting_after");
   if (!cursor.ok()) return cursor.error();
   RequestContext without_cursor = context;
@@ -187,8 +187,7 @@ model::Result<infra::repositories::ListQuery> deliveries_query(const RequestCont
                      [](const auto& parameter) { return parameter.first == "starting_after"; }),
       parameters.end());
   auto query = parse_list_query(
-      without_cursor,
-      {.listable = infra::repositories::Listable::webhook_endpoints, .id_prefix = "whe_"});
+      without_cursor, {.listable = infra::store::Listable::webhook_endpoints, .id_prefix = "whe_"});
   if (!query.ok() || !*cursor) return query;
   const auto& id = **cursor;
   const auto& principal = *context.api_key;

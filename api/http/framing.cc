@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-#include "schemas/model/hex.h"
+#include "schemas/model/common/hex.h"
 
 namespace payrail::api::http {
 namespace {

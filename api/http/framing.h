@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "schemas/model/result.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::api::http {
 

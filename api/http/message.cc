@@ -2,9 +2,9 @@
 
 #include <strings.h>
 
-#include "infra/log/log.h"
-#include "schemas/model/json.h"
-#include "schemas/model/text.h"
+#include "infra/plumbing/log/log.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/common/text.h"
 
 namespace payrail::api {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "schemas/model/result.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::api {
 

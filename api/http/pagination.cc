@@ -3,7 +3,7 @@
 #include <charconv>
 
 #include "api/services.h"
-#include "infra/time/clock.h"
+#include "infra/plumbing/time/clock.h"
 
 namespace payrail::api {
 namespace {
@@ -61,13 +61,13 @@ model::Result<std::optional<std::string>> parse_timestamp(const HttpRequest& req
 
 }  // namespace
 
-model::Result<infra::repositories::ListQuery> parse_list_query(const RequestContext& context,
-                                                               const ListOptions& options) {
+model::Result<infra::store::ListQuery> parse_list_query(const RequestContext& context,
+                                                        const ListOptions& options) {
   const auto& request = context.request;
   if (auto status = reject_unknown_parameters(request, options); !status.ok()) {
     return status.error();
   }
-  infra::repositories::ListQuery query;
+  infra::store::ListQuery query;
   auto limit_text = request.query_value("limit");
   if (!limit_text.ok()) return limit_text.error();
   auto limit = parse_limit(*limit_text);
@@ -79,8 +79,8 @@ model::Result<infra::repositories::ListQuery> parse_list_query(const RequestCont
     const auto& id = **cursor;
     const auto& principal = *context.api_key;
     auto exists = id.starts_with(options.id_prefix) && id.size() <= 64
-                      ? infra::repositories::cursor_exists(*context.services->db, options.listable,
-                                                           principal.org_id, principal.mode, id)
+                      ? infra::store::cursor_exists(*context.services->db, options.listable,
+                                                    principal.org_id, principal.mode, id)
                       : model::Result<bool>(false);
     if (!exists.ok()) return exists.error();
     if (!*exists) {

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "api/context.h"
-#include "infra/repositories/listing.h"
-#include "schemas/model/json.h"
+#include "infra/store/sql/listing.h"
+#include "schemas/model/common/json.h"
 
 namespace payrail::api {
 
@@ -16,7 +16,7 @@ constexpr int kListLimitDefault = 25;
 constexpr int kListLimitMax = 100;
 
 struct ListOptions {
-  infra::repositories::Listable listable;
+  infra::store::Listable listable;
   std::string_view id_prefix;                         // "po_"
   bool created_range = false;                         // accepts created_gte / created_lte
   std::initializer_list<std::string_view> filters{};  // other accepted parameters
@@ -29,15 +29,14 @@ model::Status reject_unknown_query(const HttpRequest& request,
 
 // Validates limit, starting_after (format and existence), the created range and rejects unknown
 // parameters, each with `param` naming the parameter.
-model::Result<infra::repositories::ListQuery> parse_list_query(const RequestContext& context,
-                                                               const ListOptions& options);
+model::Result<infra::store::ListQuery> parse_list_query(const RequestContext& context,
+                                                        const ListOptions& options);
 
 template <class Item>
 using ItemWriter = std::function<void(model::json::Writer&, const Item&)>;
 
 template <class Item>
-HttpResponse list_response(const infra::repositories::Page<Item>& page,
-                           const ItemWriter<Item>& write_item,
+HttpResponse list_response(const infra::store::Page<Item>& page, const ItemWriter<Item>& write_item,
                            const std::function<std::string(const Item&)>& id_of) {
   rapidjson::StringBuffer buffer;
   model::json::Writer writer(buffer);

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "api/http/framing.h"
-#include "infra/crypto/crypto.h"
-#include "infra/log/log.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/log/log.h"
 
 namespace payrail::api {
 namespace {

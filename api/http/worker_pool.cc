@@ -1,6 +1,6 @@
 #include "api/http/worker_pool.h"
 
-#include "infra/log/log.h"
+#include "infra/plumbing/log/log.h"
 
 namespace payrail::api {
 

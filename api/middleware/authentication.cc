@@ -5,14 +5,14 @@
 #include <ctime>
 
 #include "api/middleware/organization_gate.h"
-#include "infra/crypto/crypto.h"
-#include "infra/log/log.h"
-#include "infra/repositories/api_keys.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/organizations/api_keys.h"
 
 namespace payrail::api {
 namespace {
 
-namespace api_keys = infra::repositories::api_keys;
+namespace api_keys = infra::store::api_keys;
 
 constexpr std::size_t kPendingLastUsedMax = 100000;
 

@@ -17,11 +17,11 @@
 #include <thread>
 
 #include "api/context.h"
-#include "infra/auth/jwt.h"
-#include "infra/pg/grouped_reads.h"
-#include "infra/pg/pool.h"
-#include "infra/repositories/api_keys.h"
-#include "schemas/model/result.h"
+#include "infra/plumbing/auth/jwt.h"
+#include "infra/plumbing/pg/grouped_reads.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/organizations/api_keys.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::api {
 
@@ -48,7 +48,7 @@ class ApiKeyAuthenticator {
   void run_flusher();
 
   infra::pg::Pool& pool_;
-  infra::pg::GroupedReads<std::string, infra::repositories::api_keys::KeyCandidate> lookups_;
+  infra::pg::GroupedReads<std::string, infra::store::api_keys::KeyCandidate> lookups_;
   std::chrono::milliseconds flush_interval_;
   std::mutex mutex_;
   std::map<std::string, std::chrono::system_clock::time_point> pending_last_used_;

@@ -6,7 +6,7 @@
 
 namespace payrail::api {
 
-namespace organizations = infra::repositories::organizations;
+namespace organizations = infra::store::organizations;
 
 model::Status check_live_mode(model::Mode mode, model::KybStatus kyb_status,
                               std::string_view what) {

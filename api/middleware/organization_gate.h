@@ -1,5 +1,5 @@
 // What an organization may do, decided in one place from its standing (the organization's
-// lifecycle, schemas/model/organization_lifecycle.h):
+// lifecycle, schemas/model/organizations/organization_lifecycle.h):
 //   - every API-key request (authentication) and every session acting for an organization
 //     (session_member, the one gate of every session route that names one): 403 org_suspended
 //     unless it is active;
@@ -12,10 +12,10 @@
 #include <string_view>
 
 #include "api/context.h"
-#include "infra/repositories/organizations.h"
-#include "schemas/model/mode.h"
-#include "schemas/model/organization_lifecycle.h"
-#include "schemas/model/result.h"
+#include "infra/store/organizations/organizations.h"
+#include "schemas/model/common/mode.h"
+#include "schemas/model/common/result.h"
+#include "schemas/model/organizations/organization_lifecycle.h"
 
 namespace payrail::api {
 
@@ -33,13 +33,13 @@ model::Status check_live_create(const ApiKeyPrincipal& principal, std::string_vi
 // then 403 org_suspended unless the organization is active. Every session route acting for an
 // organization calls it (tests/e2e/standing_test.cc walks the route table); a decision that moves
 // money checks the standing again under a lock (organizations::hold_standing).
-model::Result<infra::repositories::organizations::OrganizationRow> session_member(
+model::Result<infra::store::organizations::OrganizationRow> session_member(
     const RequestContext& context, std::string_view org_id,
     std::optional<std::string_view> required_role = std::nullopt);
 
 // The organization an owner's session names in the Payrail-Organization header (400 with that
 // param when missing), through session_member with the owner role.
-model::Result<infra::repositories::organizations::OrganizationRow> session_organization(
+model::Result<infra::store::organizations::OrganizationRow> session_organization(
     const RequestContext& context);
 
 }  // namespace payrail::api

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "infra/metrics/metrics.h"
+#include "infra/plumbing/metrics/metrics.h"
 
 namespace payrail::api {
 

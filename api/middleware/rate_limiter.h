@@ -15,8 +15,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "infra/repositories/rate_limits.h"
-#include "schemas/model/result.h"
+#include "infra/store/organizations/rate_limits.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::api {
 
@@ -39,7 +39,7 @@ int default_lease_tokens(int per_second, int burst);
 
 // Takes up to `wanted` tokens from the shared bucket `key` (rate_limits::lease in production; a
 // bucket in memory in unit tests).
-using LeaseFunction = std::function<model::Result<infra::repositories::rate_limits::Lease>(
+using LeaseFunction = std::function<model::Result<infra::store::rate_limits::Lease>(
     const std::string& key, int wanted)>;
 
 class RateLimiter {

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/crypto/crypto.h"
 #include "tests/support/api_suite.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "infra/catalog/countries.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/rates.h"
+#include "infra/adapters/catalog/countries.h"
+#include "schemas/model/fiat_payouts/corridors.h"
+#include "schemas/model/money/rates.h"
 #include "tests/support/api_suite.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"

@@ -11,7 +11,7 @@
 
 #include <ctime>
 
-#include "infra/time/clock.h"
+#include "infra/plumbing/time/clock.h"
 #include "tests/support/collections.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/payouts.h"

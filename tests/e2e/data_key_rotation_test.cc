@@ -8,8 +8,8 @@
 
 #include <chrono>
 
-#include "infra/crypto/crypto.h"
-#include "infra/crypto/data_key.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/crypto/data_key.h"
 #include "tests/support/fiat_payouts.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/payouts.h"

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "schemas/model/text.h"
+#include "schemas/model/common/text.h"
 #include "tests/support/fiat_payouts.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"

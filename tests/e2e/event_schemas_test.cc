@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "schemas/model/json.h"
-#include "schemas/model/source_tree.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/common/source_tree.h"
 #include "tests/support/collections.h"
 #include "tests/support/fiat_payouts.h"
 #include "tests/support/payouts.h"

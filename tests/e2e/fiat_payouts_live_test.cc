@@ -4,8 +4,8 @@
 // keys never see live fiat payouts, nor live keys test ones.
 #include <gtest/gtest.h>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/ledger.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/money/ledger.h"
 #include "tests/support/fiat_payouts.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
@@ -44,9 +44,9 @@ class LiveFiatPayouts : public ::testing::Test {
   static void fund_live_usdc(const std::string& amount) {
     infra::pg::Pool pool({.url = stack_->database().url(), .max_connections = 1});
     const auto funded = pool.transact([&](pqxx::work& tx) -> model::Status {
-      infra::repositories::ledger::apply(tx, org_->id, model::Mode::live, "USDC",
-                                         infra::repositories::ledger::Movement::sandbox_funding,
-                                         std::nullopt, amount);
+      infra::store::ledger::apply(tx, org_->id, model::Mode::live, "USDC",
+                                  infra::store::ledger::Movement::sandbox_funding, std::nullopt,
+                                  amount);
       return model::ok_status();
     });
     if (!funded.ok()) throw std::runtime_error(funded.error().message);

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "schemas/model/text.h"
+#include "schemas/model/common/text.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "schemas/model/contracts.h"
+#include "schemas/model/contract/contracts.h"
 #include "tests/support/stack.h"
 
 namespace payrail::testing {

@@ -3,7 +3,7 @@
 // worker that would move the payout on, then restarting it: the late message must change nothing.
 #include <gtest/gtest.h>
 
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
 

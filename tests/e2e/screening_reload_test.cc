@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
 

@@ -5,7 +5,7 @@
 #include <ctime>
 #include <sstream>
 
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/crypto/crypto.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
 

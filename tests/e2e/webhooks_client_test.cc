@@ -12,7 +12,7 @@
 #include <memory>
 #include <sstream>
 
-#include "infra/webhooks/delivery_client.h"
+#include "infra/adapters/webhooks/delivery_client.h"
 #include "tests/support/https_receiver.h"
 
 namespace payrail::testing {

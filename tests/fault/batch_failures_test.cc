@@ -1,7 +1,7 @@
-// Batches (infra/runtime/worker.h): kill -9 of each worker role while its batch transaction is
-// open, and a batch with one message that always fails. After each: nothing lost, nothing
-// applied twice; the failing message is retried, parked (its partition moves on), listed for the
-// operator, and applied once re-driven after the cause is fixed.
+// Batches (infra/programs/runtime/worker.h): kill -9 of each worker role while its batch
+// transaction is open, and a batch with one message that always fails. After each: nothing lost,
+// nothing applied twice; the failing message is retried, parked (its partition moves on), listed
+// for the operator, and applied once re-driven after the cause is fixed.
 #include <gtest/gtest.h>
 
 #include <signal.h>

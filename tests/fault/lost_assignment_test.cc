@@ -16,11 +16,11 @@
 #include <thread>
 #include <vector>
 
-#include "infra/kafka/consumer.h"
-#include "infra/kafka/group_positions.h"
-#include "infra/kafka/producer.h"
-#include "infra/metrics/metrics.h"
-#include "infra/outbox/outbox.h"
+#include "infra/plumbing/kafka/consumer.h"
+#include "infra/plumbing/kafka/group_positions.h"
+#include "infra/plumbing/kafka/producer.h"
+#include "infra/plumbing/metrics/metrics.h"
+#include "infra/store/outbox/outbox.h"
 #include "tests/support/process.h"
 #include "topics/envelope.h"
 #include "topics/registry.h"
@@ -92,8 +92,8 @@ class LostAssignment : public ::testing::Test {
     ASSERT_TRUE(producer.ok());
     std::vector<infra::kafka::ProduceItem> items;
     for (const auto& id : resource_ids) {
-      const auto message =
-          infra::outbox::new_message(topics::kPayoutsRequested, "org_lost", model::Mode::test, id);
+      const auto message = infra::store::outbox::new_message(topics::kPayoutsRequested, "org_lost",
+                                                             model::Mode::test, id);
       items.push_back({topic_, "one-partition", topics::encode(message)});
     }
     for (const auto& delivered : (*producer)->produce_batch(items)) {

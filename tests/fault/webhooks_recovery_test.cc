@@ -9,7 +9,7 @@
 #include <sstream>
 #include <thread>
 
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/crypto/crypto.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/stack.h"
 

@@ -1,17 +1,17 @@
-// Fiat account numbers and tax ids (schemas/model/account_checks.h: CLABE, CPF, CNPJ, CBU, CUIT,
-// NUBAN, IBAN, ABA, NIT), the beneficiary-account validator that applies them per corridor, and
-// collections' payment references as payers type them: arbitrary text never crashes or
-// overflows, and clean text normalizes to clean text (it is matched in PostgreSQL).
+// Fiat account numbers and tax ids (schemas/model/fiat_payouts/account_checks.h: CLABE, CPF, CNPJ,
+// CBU, CUIT, NUBAN, IBAN, ABA, NIT), the beneficiary-account validator that applies them per
+// corridor, and collections' payment references as payers type them: arbitrary text never crashes
+// or overflows, and clean text normalizes to clean text (it is matched in PostgreSQL).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
-#include "schemas/model/account_checks.h"
-#include "schemas/model/collection.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/json.h"
-#include "schemas/model/text.h"
+#include "schemas/model/collections/collection.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/common/text.h"
+#include "schemas/model/fiat_payouts/account_checks.h"
+#include "schemas/model/fiat_payouts/corridors.h"
 
 using namespace payrail::model;
 using namespace payrail::model::account_checks;

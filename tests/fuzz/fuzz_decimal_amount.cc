@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "schemas/model/money.h"
+#include "schemas/model/money/money.h"
 
 using namespace payrail::model;
 

@@ -1,12 +1,12 @@
-// Every address validator (schemas/model/destination.h): each network with each asset and mode,
-// on arbitrary text. Accepted addresses must be clean text and normalize without crashing.
+// Every address validator (schemas/model/payouts/destination.h): each network with each asset and
+// mode, on arbitrary text. Accepted addresses must be clean text and normalize without crashing.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
-#include "schemas/model/destination.h"
-#include "schemas/model/text.h"
+#include "schemas/model/common/text.h"
+#include "schemas/model/payouts/destination.h"
 
 using namespace payrail::model;
 

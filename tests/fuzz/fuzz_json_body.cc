@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "schemas/model/json.h"
-#include "schemas/model/kyb.h"
-#include "schemas/model/text.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/common/text.h"
+#include "schemas/model/organizations/kyb.h"
 
 using namespace payrail::model;
 

@@ -1,15 +1,15 @@
-// Session token parsing (infra/auth/jwt.cc): arbitrary tokens, and arbitrary header and claim
-// JSON signed with the right HS256 secret so the claim checks are reached. A verified session's
-// strings must be clean text.
+// Session token parsing (infra/plumbing/auth/jwt.cc): arbitrary tokens, and arbitrary header and
+// claim JSON signed with the right HS256 secret so the claim checks are reached. A verified
+// session's strings must be clean text.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
-#include "infra/auth/jwt.h"
-#include "infra/crypto/crypto.h"
-#include "schemas/model/text.h"
+#include "infra/plumbing/auth/jwt.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "schemas/model/common/text.h"
 
 using namespace payrail;
 

@@ -8,8 +8,8 @@
 
 #include "api/http/framing.h"
 #include "api/router.h"
-#include "infra/time/clock.h"
-#include "schemas/model/text.h"
+#include "infra/plumbing/time/clock.h"
+#include "schemas/model/common/text.h"
 
 using namespace payrail;
 

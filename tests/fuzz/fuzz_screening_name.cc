@@ -1,5 +1,5 @@
-// Screening's one name normalization (infra/sanctions/name_key.h) and the SDN name match, on
-// arbitrary bytes (UTF-8 or not): never crashes; every key is valid UTF-8, bounded, and its own
+// Screening's one name normalization (schemas/model/screening/name_key.h) and the SDN name match,
+// on arbitrary bytes (UTF-8 or not): never crashes; every key is valid UTF-8, bounded, and its own
 // key (idempotent); ASCII text, which takes a table, keys as the same text through ICU does; and a
 // name is listed exactly when one of its keys is (the shipped data/sanctions, loaded once).
 #include <cstddef>
@@ -10,11 +10,11 @@
 #include <string>
 #include <string_view>
 
-#include "infra/sanctions/name_key.h"
-#include "infra/sanctions/sanctions.h"
-#include "schemas/model/text.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "schemas/model/common/text.h"
+#include "schemas/model/screening/name_key.h"
 
-using namespace payrail::infra::sanctions;
+using namespace payrail::model;
 
 namespace {
 

@@ -13,20 +13,20 @@
 #include <atomic>
 #include <thread>
 
-#include "infra/kafka/producer.h"
-#include "infra/outbox/relay.h"
-#include "infra/pg/pool.h"
-#include "infra/repositories/broadcasts.h"
-#include "infra/repositories/payouts.h"
-#include "infra/runtime/worker.h"
+#include "infra/plumbing/kafka/producer.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/outbox/relay.h"
+#include "infra/store/payouts/broadcasts.h"
+#include "infra/store/payouts/payouts.h"
 #include "tests/support/database_suite.h"
 #include "workers/execution/execute_payout.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace broadcasts = infra::repositories::broadcasts;
-namespace payouts = infra::repositories::payouts;
+namespace broadcasts = infra::store::broadcasts;
+namespace payouts = infra::store::payouts;
 
 class BatchRowLocks : public DatabaseSuite<2> {
  protected:
@@ -89,7 +89,7 @@ class BatchRowLocks : public DatabaseSuite<2> {
   static auto with_context(Apply&& apply) {
     auto producer = infra::kafka::Producer::create({.brokers = "127.0.0.1:9"});
     EXPECT_TRUE(producer.ok());
-    infra::outbox::Relay relay(*pool_, **producer, {});
+    infra::store::outbox::Relay relay(*pool_, **producer, {});
     infra::Config config;
     infra::runtime::WorkerContext context{config, *pool_, relay, "batch-row-locks-test"};
     return apply(context);

@@ -4,14 +4,14 @@
 // limit nothing is kept and screening asks per payout, until the blacklist is small again.
 #include <gtest/gtest.h>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/blacklist.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/screening/blacklist.h"
 #include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace blacklist = infra::repositories::blacklist;
+namespace blacklist = infra::store::blacklist;
 using Kept = std::shared_ptr<const blacklist::Entries>;
 
 class BlacklistCache : public DatabaseSuite<2> {

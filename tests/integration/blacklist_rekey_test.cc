@@ -5,16 +5,16 @@
 // and the per-payout lookup find them too.
 #include <gtest/gtest.h>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/blacklist.h"
-#include "infra/sanctions/name_key.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/screening/blacklist.h"
+#include "schemas/model/screening/name_key.h"
 #include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace blacklist = infra::repositories::blacklist;
-using infra::sanctions::normalize_name;
+namespace blacklist = infra::store::blacklist;
+using model::normalize_name;
 
 class BlacklistRekey : public DatabaseSuite<2> {
  protected:
@@ -65,7 +65,7 @@ TEST_F(BlacklistRekey, AnOldEntryMatchesAtOnceAndIsRekeyedInPlace) {
   EXPECT_EQ(rekeyed->merged, 0);
   EXPECT_EQ(key_of(id), normalize_name("Nicolas Maduro Lopez"));
   EXPECT_EQ(database_->scalar("SELECT key_version FROM screening_blacklist WHERE id = " + id),
-            infra::sanctions::name_key_version());
+            model::name_key_version());
   EXPECT_TRUE(contains("Nicolas Maduro Lopez"));
 
   const auto again = blacklist::rekey_names(*pool_);  // nothing left to do

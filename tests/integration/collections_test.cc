@@ -8,20 +8,20 @@
 
 #include <map>
 
-#include "infra/collections/provider.h"
-#include "infra/pg/pool.h"
-#include "infra/repositories/collection_provider_events.h"
-#include "infra/repositories/collections.h"
-#include "schemas/model/corridors.h"
+#include "infra/adapters/collections/provider.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/collections/collection_provider_events.h"
+#include "infra/store/collections/collections.h"
+#include "schemas/model/fiat_payouts/corridors.h"
 #include "tests/support/database.h"
 #include "workers/settlement/apply_provider_event.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace collections = infra::repositories::collections;
-namespace provider_events = infra::repositories::collection_provider_events;
-using infra::collections::ProviderEventType;
+namespace collections = infra::store::collections;
+namespace provider_events = infra::store::collection_provider_events;
+using model::ProviderEventType;
 
 constexpr int kSeventyTwoHours = 72 * 3600;
 
@@ -60,7 +60,7 @@ class CollectionsStorage : public ::testing::Test {
     return database_->scalar("SELECT status FROM collections WHERE id = '" + id + "'");
   }
   // Records a notification as an adapter (or a test helper) does: in a transaction of its own.
-  provider_events::Recorded record(const infra::collections::ProviderEvent& event) {
+  provider_events::Recorded record(const model::ProviderEvent& event) {
     auto recorded =
         pool_->transact([&](pqxx::work& tx) -> model::Result<provider_events::Recorded> {
           return provider_events::record(tx, event);
@@ -69,8 +69,7 @@ class CollectionsStorage : public ::testing::Test {
     return recorded.ok() ? *recorded : provider_events::Recorded{};
   }
   // The simulator's payment for the collection, its amount and reference as asked.
-  infra::collections::ProviderEvent payment_for(const std::string& id,
-                                                const std::string& amount = "10.00") {
+  model::ProviderEvent payment_for(const std::string& id, const std::string& amount = "10.00") {
     const infra::collections::SimulatedCollectionProvider provider(model::Mode::test);
     return provider.notification(
         ProviderEventType::payment_received, "eft",

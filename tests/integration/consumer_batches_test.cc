@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "infra/kafka/consumer.h"
-#include "infra/kafka/producer.h"
-#include "infra/outbox/outbox.h"
+#include "infra/plumbing/kafka/consumer.h"
+#include "infra/plumbing/kafka/producer.h"
+#include "infra/store/outbox/outbox.h"
 #include "tests/support/mock_cluster.h"
 #include "topics/envelope.h"
 #include "topics/registry.h"
@@ -69,8 +69,8 @@ class ConsumerBatches : public ::testing::Test {
   void produce(const std::vector<std::string>& resource_ids) {
     std::vector<infra::kafka::ProduceItem> items;
     for (const auto& id : resource_ids) {
-      const auto message = infra::outbox::new_message(topics::kPayoutsRequested, "org_batches",
-                                                      model::Mode::test, id);
+      const auto message = infra::store::outbox::new_message(topics::kPayoutsRequested,
+                                                             "org_batches", model::Mode::test, id);
       items.push_back({topic_, "one-partition", topics::encode(message)});
     }
     for (const auto& delivered : producer_->produce_batch(items)) {

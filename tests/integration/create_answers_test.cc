@@ -11,13 +11,13 @@
 #include <thread>
 
 #include "api/handlers/screened_create.h"
-#include "infra/repositories/idempotency.h"
+#include "infra/store/creates/idempotency.h"
 #include "tests/support/database.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace idempotency = infra::repositories::idempotency;
+namespace idempotency = infra::store::idempotency;
 using api::screened_create::Answers;
 using api::screened_create::Resource;
 using api::screened_create::Wanted;

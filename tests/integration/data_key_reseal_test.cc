@@ -6,10 +6,10 @@
 
 #include <algorithm>
 
-#include "infra/crypto/crypto.h"
-#include "infra/crypto/data_key.h"
-#include "infra/pg/pool.h"
-#include "infra/repositories/webhook_endpoints.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/crypto/data_key.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/webhooks/webhook_endpoints.h"
 #include "tests/support/database.h"
 #include "tests/support/process.h"
 
@@ -28,13 +28,13 @@ TEST(DataKeyReseal, ARotationEndsWithEverySecretUnderTheNewKey) {
   infra::pg::Pool pool({.url = database.url(), .max_connections = 1});
   std::vector<std::string> secrets;
   for (int i = 0; i < 3; ++i) {
-    auto created = infra::repositories::webhook_endpoints::create(
-        pool,
-        {"org_rotate1",
-         model::Mode::test,
-         "https://example.com/hook" + std::to_string(i),
-         {"payout.completed"}},
-        crypto::DataKey::from_hex(old_hex)->bytes());
+    auto created =
+        infra::store::webhook_endpoints::create(pool,
+                                                {"org_rotate1",
+                                                 model::Mode::test,
+                                                 "https://example.com/hook" + std::to_string(i),
+                                                 {"payout.completed"}},
+                                                crypto::DataKey::from_hex(old_hex)->bytes());
     ASSERT_TRUE(created.ok()) << created.error().message;
     secrets.push_back(created->secret);
   }

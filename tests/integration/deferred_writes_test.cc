@@ -10,19 +10,19 @@
 // any failing message: the rest of the batch commits.
 #include <gtest/gtest.h>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/events.h"
-#include "infra/repositories/ledger.h"
-#include "infra/repositories/spend.h"
-#include "infra/runtime/worker.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/money/ledger.h"
+#include "infra/store/money/spend.h"
+#include "infra/store/webhooks/events.h"
 #include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace events = infra::repositories::events;
-namespace ledger = infra::repositories::ledger;
-namespace spend = infra::repositories::spend;
+namespace events = infra::store::events;
+namespace ledger = infra::store::ledger;
+namespace spend = infra::store::spend;
 using ledger::Movement;
 
 class DeferredWrites : public DatabaseSuite<2> {
@@ -312,7 +312,7 @@ TEST_F(DeferredWrites, AWorkerBatchIsolatesTheMessageWhoseDeferredWriteFails) {
       {delivery("po_batch_1", 0), delivery("col_batch_nowhere", 1), delivery("po_batch_2", 0)});
   auto producer = infra::kafka::Producer::create({.brokers = "127.0.0.1:9"});
   ASSERT_TRUE(producer.ok());
-  infra::outbox::Relay relay(*pool_, **producer, {});
+  infra::store::outbox::Relay relay(*pool_, **producer, {});
   infra::Config config;
   infra::runtime::WorkerContext context{config, *pool_, relay, "deferred-writes-test"};
   const auto applied =

@@ -9,15 +9,15 @@
 #include <string>
 #include <thread>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/webhook_deliveries.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/webhooks/webhook_deliveries.h"
 #include "tests/support/database.h"
 #include "workers/webhooks/delivery_loop.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace deliveries = infra::repositories::webhook_deliveries;
+namespace deliveries = infra::store::webhook_deliveries;
 
 constexpr int kDue = 6000;
 constexpr int kClaimed = 8;

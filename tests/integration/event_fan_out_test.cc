@@ -13,19 +13,19 @@
 #include <string>
 #include <vector>
 
-#include "infra/kafka/producer.h"
-#include "infra/outbox/relay.h"
-#include "infra/pg/pool.h"
-#include "infra/repositories/events.h"
-#include "infra/repositories/webhook_endpoints.h"
-#include "infra/runtime/worker.h"
+#include "infra/plumbing/kafka/producer.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/outbox/relay.h"
+#include "infra/store/webhooks/events.h"
+#include "infra/store/webhooks/webhook_endpoints.h"
 #include "tests/support/database.h"
 #include "workers/webhooks/fan_out.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace endpoints = infra::repositories::webhook_endpoints;
+namespace endpoints = infra::store::webhook_endpoints;
 using infra::kafka::HandlerOutcome;
 
 const std::string kEncryptionKey(32, 'k');
@@ -37,7 +37,7 @@ class EventFanOut : public ::testing::TestWithParam<bool> {
     pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
     auto producer = infra::kafka::Producer::create({.brokers = "127.0.0.1:9"});
     producer_ = producer->release();
-    relay_ = new infra::outbox::Relay(*pool_, *producer_, {});
+    relay_ = new infra::store::outbox::Relay(*pool_, *producer_, {});
   }
   static void TearDownTestSuite() {
     delete relay_;
@@ -68,7 +68,7 @@ class EventFanOut : public ::testing::TestWithParam<bool> {
     const auto event_id =
         pool_
             ->transact([&](pqxx::work& tx) -> model::Result<std::string> {
-              return infra::repositories::events::append(
+              return infra::store::events::append(
                   tx, {org_id, model::Mode::test, type, "payout", "po_" + org_id, ++sequence_},
                   [](const std::string&, const std::string&) { return "{}"; });
             })
@@ -132,7 +132,7 @@ class EventFanOut : public ::testing::TestWithParam<bool> {
   inline static TestDatabase* database_ = nullptr;
   inline static infra::pg::Pool* pool_ = nullptr;
   inline static infra::kafka::Producer* producer_ = nullptr;
-  inline static infra::outbox::Relay* relay_ = nullptr;
+  inline static infra::store::outbox::Relay* relay_ = nullptr;
   inline static int sequence_ = 0;
 };
 

@@ -10,16 +10,16 @@
 #include <thread>
 #include <vector>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/events.h"
-#include "infra/repositories/webhook_endpoints.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/webhooks/events.h"
+#include "infra/store/webhooks/webhook_endpoints.h"
 #include "tests/support/database.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace events = infra::repositories::events;
-namespace endpoints = infra::repositories::webhook_endpoints;
+namespace events = infra::store::events;
+namespace endpoints = infra::store::webhook_endpoints;
 
 const std::string kEncryptionKey(32, 'k');
 

@@ -16,7 +16,7 @@
 #include "infra/adapters/evm/abi.h"
 #include "infra/adapters/evm/contracts.h"
 #include "infra/adapters/evm/transaction.h"
-#include "schemas/model/json.h"
+#include "schemas/model/common/json.h"
 #include "tests/support/anvil.h"
 
 namespace payrail::testing {

@@ -16,22 +16,22 @@
 #include <stdexcept>
 #include <thread>
 
-#include "infra/crypto/crypto.h"
-#include "infra/ids.h"
-#include "infra/pg/grouped_writes.h"
-#include "infra/repositories/fiat_payouts.h"
-#include "infra/repositories/ledger.h"
-#include "infra/repositories/payouts.h"
-#include "infra/repositories/spend.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/ids.h"
+#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
+#include "infra/store/money/ledger.h"
+#include "infra/store/money/spend.h"
+#include "infra/store/payouts/payouts.h"
 #include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace fiat_payouts = infra::repositories::fiat_payouts;
-namespace ledger = infra::repositories::ledger;
-namespace payouts = infra::repositories::payouts;
-namespace spend = infra::repositories::spend;
+namespace fiat_payouts = infra::store::fiat_payouts;
+namespace ledger = infra::store::ledger;
+namespace payouts = infra::store::payouts;
+namespace spend = infra::store::spend;
 using Outcome = model::Result<payouts::CreateOutcome>;
 
 class GroupedWrites : public DatabaseSuite<4> {

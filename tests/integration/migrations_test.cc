@@ -2,8 +2,8 @@
 // text changed after it was applied is refused (migrations are never edited after landing).
 #include <gtest/gtest.h>
 
-#include "infra/pg/migrate.h"
-#include "schemas/model/contracts.h"
+#include "infra/plumbing/pg/migrate.h"
+#include "schemas/model/contract/contracts.h"
 #include "tests/support/database.h"
 
 namespace payrail::testing {

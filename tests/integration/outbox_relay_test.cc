@@ -14,10 +14,10 @@
 #include <string>
 #include <thread>
 
-#include "infra/kafka/admin.h"
-#include "infra/outbox/outbox.h"
-#include "infra/outbox/relay.h"
-#include "infra/pg/pool.h"
+#include "infra/plumbing/kafka/admin.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/outbox/outbox.h"
+#include "infra/store/outbox/relay.h"
 #include "tests/support/database.h"
 #include "tests/support/mock_cluster.h"
 #include "topics/registry.h"
@@ -25,8 +25,8 @@
 namespace payrail::testing {
 namespace {
 
-using Source = infra::outbox::Relay::Source;
-using Recording = infra::outbox::Relay::Recording;
+using Source = infra::store::outbox::Relay::Source;
+using Recording = infra::store::outbox::Relay::Recording;
 
 class OutboxRelay : public ::testing::Test {
  protected:
@@ -48,7 +48,7 @@ class OutboxRelay : public ::testing::Test {
     producer_ = std::move(*producer);
     // Rows other tests left unpublished would be claimed with this test's rows.
     database_->scalar("UPDATE outbox SET published_at = now() WHERE published_at IS NULL");
-    (void)infra::outbox::take_committed(1000000);
+    (void)infra::store::outbox::take_committed(1000000);
   }
 
   // Enqueues `count` messages in one committed transaction. Returns their message ids, quoted for
@@ -57,8 +57,9 @@ class OutboxRelay : public ::testing::Test {
     std::string ids;
     const auto enqueued = pool_->transact([&](pqxx::work& tx) -> model::Status {
       for (int i = 0; i < count; ++i) {
-        const auto id = infra::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay",
-                                               model::Mode::test, "po_relay_" + std::to_string(i));
+        const auto id =
+            infra::store::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay",
+                                          model::Mode::test, "po_relay_" + std::to_string(i));
         ids += (ids.empty() ? "'" : ",'") + id + "'";
       }
       return model::ok_status();
@@ -96,9 +97,9 @@ class OutboxRelay : public ::testing::Test {
 
   // One batch of `relay` (by default a fresh one of this process), its publications recorded: the
   // rows it published (0 when it failed, which the caller's expectation then reports).
-  std::size_t publish(Source source, infra::outbox::Relay* relay = nullptr) {
-    std::optional<infra::outbox::Relay> fresh;
-    if (!relay) relay = &fresh.emplace(*pool_, *producer_, infra::outbox::RelayOptions{});
+  std::size_t publish(Source source, infra::store::outbox::Relay* relay = nullptr) {
+    std::optional<infra::store::outbox::Relay> fresh;
+    if (!relay) relay = &fresh.emplace(*pool_, *producer_, infra::store::outbox::RelayOptions{});
     auto count = relay->publish_once(source);
     EXPECT_TRUE(count.ok());
     EXPECT_TRUE(relay->record_publications(Recording::all).ok());
@@ -107,7 +108,7 @@ class OutboxRelay : public ::testing::Test {
 
   static void mark_consumed(const std::string& message_id) {
     const auto marked = pool_->transact([&](pqxx::work& tx) -> model::Status {
-      infra::outbox::mark_consumed(tx, message_id);
+      infra::store::outbox::mark_consumed(tx, message_id);
       return model::ok_status();
     });
     EXPECT_TRUE(marked.ok());
@@ -116,7 +117,7 @@ class OutboxRelay : public ::testing::Test {
   // Published and recorded (with where the broker put them), unconsumed, and aged an hour: old
   // enough to be re-driven by age alone.
   std::string publish_and_age(int count) {
-    infra::outbox::Relay own(*pool_, *producer_, {});
+    infra::store::outbox::Relay own(*pool_, *producer_, {});
     const auto ids = enqueue(count);
     EXPECT_EQ(publish(Source::committed, &own), static_cast<std::size_t>(count));
     database_->scalar(
@@ -157,26 +158,26 @@ infra::pg::Pool* OutboxRelay::pool_ = nullptr;
 MockCluster* OutboxRelay::cluster_ = nullptr;
 
 TEST_F(OutboxRelay, RowsAProcessCommitsAreLeasedToItsRelayWhichPublishesThemFromMemory) {
-  infra::outbox::Relay own(*pool_, *producer_, {});
+  infra::store::outbox::Relay own(*pool_, *producer_, {});
   const auto ids = enqueue(3);
   EXPECT_GT(seconds_until_due(ids), 10.0);
   EXPECT_EQ(publish(Source::all_due), 0u);  // another relay's claim passes them over
   EXPECT_EQ(published(ids), 0);
   EXPECT_EQ(publish(Source::committed, &own), 3u);
   EXPECT_EQ(published(ids), 3);
-  EXPECT_FALSE(infra::outbox::committed_waiting());
+  EXPECT_FALSE(infra::store::outbox::committed_waiting());
 }
 
 // A publication is recorded record_after the broker's acknowledgement, and only for rows no
 // consumer marked consumed by then (a consumer's mark records the publication too): those rows
 // are not written by the relay at all.
 TEST_F(OutboxRelay, APublicationIsRecordedAfterItsDelayUnlessAConsumerRecordedItFirst) {
-  infra::outbox::Relay own(*pool_, *producer_, {.record_after = std::chrono::minutes(1)});
+  infra::store::outbox::Relay own(*pool_, *producer_, {.record_after = std::chrono::minutes(1)});
   std::vector<std::string> message_ids;
   const auto enqueued = pool_->transact([&](pqxx::work& tx) -> model::Status {
     for (int i = 0; i < 3; ++i) {
-      message_ids.push_back(infra::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay",
-                                                   model::Mode::test, "po_relay_recorded"));
+      message_ids.push_back(infra::store::outbox::enqueue(
+          tx, topics::kPayoutsRequested, "org_relay", model::Mode::test, "po_relay_recorded"));
     }
     return model::ok_status();
   });
@@ -204,7 +205,7 @@ TEST_F(OutboxRelay, APublicationIsRecordedAfterItsDelayUnlessAConsumerRecordedIt
 
 // A stopping relay records what it published, however long its delay.
 TEST_F(OutboxRelay, AStoppingRelayRecordsEveryPublicationItMade) {
-  infra::outbox::Relay relay(*pool_, *producer_, {.record_after = std::chrono::minutes(1)});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {.record_after = std::chrono::minutes(1)});
   relay.start();
   const auto ids = enqueue(3);
   relay.wake();
@@ -213,14 +214,14 @@ TEST_F(OutboxRelay, AStoppingRelayRecordsEveryPublicationItMade) {
 }
 
 TEST_F(OutboxRelay, ARolledBackRowNeverReachesTheRelay) {
-  infra::outbox::Relay own(*pool_, *producer_, {});
+  infra::store::outbox::Relay own(*pool_, *producer_, {});
   const auto rolled_back = pool_->transact([&](pqxx::work& tx) -> model::Status {
-    infra::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay", model::Mode::test,
-                           "po_relay_rolled_back");
+    infra::store::outbox::enqueue(tx, topics::kPayoutsRequested, "org_relay", model::Mode::test,
+                                  "po_relay_rolled_back");
     return model::Error::make(model::ErrorCode::internal_error, "rolled back on purpose");
   });
   EXPECT_FALSE(rolled_back.ok());
-  EXPECT_FALSE(infra::outbox::committed_waiting());
+  EXPECT_FALSE(infra::store::outbox::committed_waiting());
   EXPECT_EQ(publish(Source::committed, &own), 0u);
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM outbox WHERE message_key = "
                               "'po_relay_rolled_back'"),
@@ -230,7 +231,7 @@ TEST_F(OutboxRelay, ARolledBackRowNeverReachesTheRelay) {
 TEST_F(OutboxRelay, WithoutARelayInTheProcessRowsAreDueAtOnceForTheClaimOfEveryDueRow) {
   const auto ids = enqueue(2);
   EXPECT_LE(seconds_until_due(ids), 0.0);
-  EXPECT_FALSE(infra::outbox::committed_waiting());
+  EXPECT_FALSE(infra::store::outbox::committed_waiting());
   EXPECT_EQ(publish(Source::committed), 0u);
   EXPECT_EQ(publish(Source::all_due), 2u);
   EXPECT_EQ(published(ids), 2);
@@ -241,9 +242,9 @@ TEST_F(OutboxRelay, WithoutARelayInTheProcessRowsAreDueAtOnceForTheClaimOfEveryD
 TEST_F(OutboxRelay, LeasedRowsOfARelayThatDiedArePublishedOnceTheirLeaseRanOut) {
   std::string ids;
   {
-    infra::outbox::Relay died(*pool_, *producer_, {});
+    infra::store::outbox::Relay died(*pool_, *producer_, {});
     ids = enqueue(2);
-    (void)infra::outbox::take_committed(1000000);  // its memory went with it
+    (void)infra::store::outbox::take_committed(1000000);  // its memory went with it
   }
   EXPECT_EQ(publish(Source::all_due), 0u);
   make_due(ids, 1000);
@@ -256,7 +257,7 @@ TEST_F(OutboxRelay, LeasedRowsOfARelayThatDiedArePublishedOnceTheirLeaseRanOut) 
 // second of claims of every due row would take 100 s.
 TEST_F(OutboxRelay, TheRunningRelayDrainsABacklogOfRowsDueLongAgo) {
   const auto ids = enqueue_without_relay(200, 60000);
-  infra::outbox::Relay relay(*pool_, *producer_, {.batch_max = 2});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {.batch_max = 2});
   relay.start();
   wait_until_published(ids, 200);
   relay.stop();
@@ -267,11 +268,11 @@ TEST_F(OutboxRelay, TheRunningRelayDrainsABacklogOfRowsDueLongAgo) {
 // the running relay's first claim of every due row: its next claim of every due row (once a
 // second) publishes it without being woken.
 TEST_F(OutboxRelay, TheRunningRelayFindsARowThatWasNeverLeasedToIt) {
-  infra::outbox::Relay relay(*pool_, *producer_, {});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {});
   relay.start();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  const auto message = infra::outbox::new_message(topics::kPayoutsRequested, "org_relay",
-                                                  model::Mode::test, "po_relay_elsewhere");
+  const auto message = infra::store::outbox::new_message(topics::kPayoutsRequested, "org_relay",
+                                                         model::Mode::test, "po_relay_elsewhere");
   database_->scalar("INSERT INTO outbox (message_id, topic, message_key, payload) VALUES ('" +
                     message.message_id + "', 'payouts.requested', 'po_relay_elsewhere', '{}')");
   const auto ids = "'" + message.message_id + "'";
@@ -285,7 +286,7 @@ TEST_F(OutboxRelay, TheRunningRelayFindsARowThatWasNeverLeasedToIt) {
 // same: the claim's transaction is not put on the path of a fresh payout.
 TEST_F(OutboxRelay, RowsJustCommittedArePublishedBeforeTheClaimOfEveryDueRow) {
   const auto due = enqueue_without_relay(1, 1000);
-  infra::outbox::Relay relay(*pool_, *producer_, {});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {});
   const auto committed = enqueue(1);
   relay.start();
   wait_until_published(due + "," + committed, 2);
@@ -339,7 +340,7 @@ TEST_F(OutboxRelay, WalksOfTheUnpublishedIndexMarkTheEntriesOfPublishedRowsDead)
              [&] { return dead_entries() >= 300; });
   const auto marked_by_the_claim = dead_entries();
   EXPECT_GE(marked_by_the_claim, 300) << "snapshots held: " << horizon_holders();
-  infra::outbox::Relay relay(*pool_, *producer_, {});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {});
   walk_until([&] { ASSERT_TRUE(relay.refresh_backlog().ok()); },  // walks them all
              [&] { return dead_entries() > marked_by_the_claim; });
   EXPECT_GT(dead_entries(), marked_by_the_claim)  // the versions not due yet too
@@ -359,7 +360,7 @@ TEST_F(OutboxRelay, RedriveLeavesAMessageTheBrokerHoldsForItsGroup) {
       "UPDATE outbox SET published_partition = NULL, published_offset = NULL "
       "WHERE message_id IN (" +
       unknown + ")");
-  infra::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
   ASSERT_TRUE(relay.redrive_once().ok());
   EXPECT_EQ(published(waiting), 2);
   EXPECT_EQ(published(unknown), 0);  // re-driven: unpublished, due again
@@ -369,7 +370,7 @@ TEST_F(OutboxRelay, RedriveLeavesAMessageTheBrokerHoldsForItsGroup) {
 // it that message again: it is re-driven.
 TEST_F(OutboxRelay, RedriveTakesAMessageItsGroupCommittedPast) {
   const auto passed = publish_and_age(2);
-  infra::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
   ASSERT_TRUE(relay.redrive_once().ok());
   EXPECT_EQ(published(passed), 2);                    // the group has not reached them yet
   const auto far_future_ms = int64_t{4102444800000};  // 2100-01-01: every partition's end
@@ -389,7 +390,7 @@ TEST_F(OutboxRelay, RedriveTakesAMessageTheBrokerNoLongerHolds) {
       "UPDATE outbox SET published_offset = published_offset + 1000000 "
       "WHERE message_id IN (" +
       lost + ")");
-  infra::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
+  infra::store::outbox::Relay relay(*pool_, *producer_, {.redrive_after = std::chrono::seconds(1)});
   ASSERT_TRUE(relay.redrive_once().ok());
   EXPECT_EQ(published(lost), 0);
 }
@@ -400,7 +401,8 @@ TEST_F(OutboxRelay, RedriveFallsBackToAgeWhenTheBrokerGivesNoPositions) {
   const auto waiting = publish_and_age(1);
   auto unreachable = infra::kafka::Producer::create({.brokers = "127.0.0.1:1"});
   ASSERT_TRUE(unreachable.ok());
-  infra::outbox::Relay relay(*pool_, **unreachable, {.redrive_after = std::chrono::seconds(1)});
+  infra::store::outbox::Relay relay(*pool_, **unreachable,
+                                    {.redrive_after = std::chrono::seconds(1)});
   ASSERT_TRUE(relay.redrive_once().ok());
   EXPECT_EQ(published(waiting), 0);
 }

@@ -10,10 +10,10 @@
 #include <thread>
 #include <utility>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/api_keys.h"
-#include "infra/repositories/payouts.h"
-#include "infra/repositories/spend.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/money/spend.h"
+#include "infra/store/organizations/api_keys.h"
+#include "infra/store/payouts/payouts.h"
 #include "tests/support/database_suite.h"
 
 namespace payrail::testing {
@@ -112,10 +112,10 @@ TEST_F(PlanModes, ACustomStatementLeavesTheNextTransactionGeneric) {
 }
 
 TEST_F(PlanModes, AListPageIsPlannedWithItsCursor) {
-  infra::repositories::ListQuery query;
+  infra::store::ListQuery query;
   query.starting_after = "po_plans_cursor";
-  const auto page = infra::repositories::payouts::list(*pool_, "org_plans", model::Mode::test,
-                                                       std::nullopt, query);
+  const auto page =
+      infra::store::payouts::list(*pool_, "org_plans", model::Mode::test, std::nullopt, query);
   ASSERT_TRUE(page.ok());
   EXPECT_EQ(plans_of("payouts_list"), (std::pair<long, long>{0, 1}));
 }
@@ -125,7 +125,7 @@ TEST_F(PlanModes, AListPageIsPlannedWithItsCursor) {
 // request (authentication), for every screening batch (the organizations' limits).
 TEST_F(PlanModes, AKeyLookupReadsOnlyTheOrganizationsOfItsKeys) {
   add_many_organizations();
-  ASSERT_TRUE(infra::repositories::api_keys::find_by_prefixes(*pool_, {"pk_test_plans"}).ok());
+  ASSERT_TRUE(infra::store::api_keys::find_by_prefixes(*pool_, {"pk_test_plans"}).ok());
   const auto plan = generic_plan("api_keys_find_by_prefixes('{pk_test_plans}')");
   EXPECT_NE(plan.find("Index Scan using organizations_pkey"), std::string::npos) << plan;
   EXPECT_EQ(plan.find("Seq Scan on organizations"), std::string::npos) << plan;
@@ -133,7 +133,7 @@ TEST_F(PlanModes, AKeyLookupReadsOnlyTheOrganizationsOfItsKeys) {
 
 TEST_F(PlanModes, TheLimitsOfABatchAreReadOnlyForItsOrganizations) {
   add_many_organizations();
-  namespace spend = infra::repositories::spend;
+  namespace spend = infra::store::spend;
   const std::vector<spend::Scope> scopes = {{"org_plans_1", model::Mode::test},
                                             {"org_plans_1", model::Mode::live},
                                             {"org_plans_2", model::Mode::test}};

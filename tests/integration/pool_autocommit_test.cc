@@ -6,14 +6,14 @@
 // only when the caller allows it.
 #include <gtest/gtest.h>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/idempotency.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/creates/idempotency.h"
 #include "tests/support/database_suite.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace idempotency = infra::repositories::idempotency;
+namespace idempotency = infra::store::idempotency;
 
 class PoolAutocommit : public DatabaseSuite<2> {
  protected:

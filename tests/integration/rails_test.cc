@@ -3,15 +3,15 @@
 // listed, and undone by disabling; bad input is refused without touching anything.
 #include <gtest/gtest.h>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/rails.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/organizations/rails.h"
 #include "tests/support/database.h"
 #include "tests/support/process.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace rails = infra::repositories::rails;
+namespace rails = infra::store::rails;
 
 class RailsCommands : public ::testing::Test {
  protected:

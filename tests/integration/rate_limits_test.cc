@@ -7,14 +7,14 @@
 #include <thread>
 #include <vector>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/rate_limits.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/organizations/rate_limits.h"
 #include "tests/support/database.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace rate_limits = infra::repositories::rate_limits;
+namespace rate_limits = infra::store::rate_limits;
 
 class RateLimitBuckets : public ::testing::Test {
  protected:

@@ -3,14 +3,14 @@
 // or the counter plus the amount passes the limit; a refused reservation changes no counter.
 #include <gtest/gtest.h>
 
-#include "infra/pg/pool.h"
-#include "infra/repositories/spend.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/money/spend.h"
 #include "tests/support/database.h"
 
 namespace payrail::testing {
 namespace {
 
-namespace spend = infra::repositories::spend;
+namespace spend = infra::store::spend;
 
 class SpendLimits : public ::testing::Test {
  protected:

@@ -5,7 +5,7 @@
 #  - the runbook has one section per rule and one rule per section, with the same expr, `for`
 #    and severity (both sides parsed as YAML by yq, whitespace ignored);
 #  - every rule's runbook_url is docs/operations.md#<anchor> and the anchor is a heading there;
-#  - every metric a rule reads is one infra/metrics registers.
+#  - every metric a rule reads is one infra/plumbing/metrics registers.
 set -euo pipefail
 ROOT=${1:?usage: alert_rules.sh <project root>}
 cd "$ROOT"
@@ -66,10 +66,10 @@ done <"$WORK/rules.tsv"
 cut -f2 "$WORK/rules.tsv" | grep -oE '\b(payrail|process)_[a-z_]+' | sort -u |
   while read -r metric; do
     base=$(sed -E 's/_(bucket|sum|count)$//' <<<"$metric")
-    grep -rqF "\"$metric\"" infra/metrics || grep -rqF "\"$base\"" infra/metrics ||
+    grep -rqF "\"$metric\"" infra/plumbing/metrics || grep -rqF "\"$base\"" infra/plumbing/metrics ||
       echo "$metric"
   done >"$WORK/unknown"
-[ ! -s "$WORK/unknown" ] || fail "metrics no code registers (infra/metrics): $(tr '\n' ' ' <"$WORK/unknown")"
+[ ! -s "$WORK/unknown" ] || fail "metrics no code registers (infra/plumbing/metrics): $(tr '\n' ' ' <"$WORK/unknown")"
 
 [ "$status" -eq 0 ] && echo "alert rules: $(wc -l <"$WORK/rules.tsv") rules, runbook and metrics agree"
 exit $status

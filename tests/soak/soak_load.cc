@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "infra/auth/jwt.h"
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/auth/jwt.h"
+#include "infra/plumbing/crypto/crypto.h"
 #include "tests/support/fiat_payouts.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/payouts.h"

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "schemas/model/source_tree.h"
+#include "schemas/model/common/source_tree.h"
 
 namespace payrail::testing {
 namespace {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "schemas/model/money.h"
+#include "schemas/model/money/money.h"
 
 namespace payrail::testing {
 namespace {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/crypto/crypto.h"
 
 namespace payrail::testing {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "infra/pg/pool.h"
+#include "infra/plumbing/pg/pool.h"
 #include "tests/support/database.h"
 
 namespace payrail::testing {

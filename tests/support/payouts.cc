@@ -3,8 +3,8 @@
 #include <fstream>
 #include <thread>
 
-#include "infra/crypto/crypto.h"
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/plumbing/crypto/crypto.h"
 
 namespace payrail::testing {
 

@@ -13,7 +13,7 @@ namespace payrail::testing {
 
 // A fresh, valid, all-lower-case EVM address (no checksum needed).
 std::string random_evm_address();
-// Test-mode trigger addresses (schemas/model/destination.h).
+// Test-mode trigger addresses (schemas/model/payouts/destination.h).
 std::string blocked_trigger_address();
 std::string fail_trigger_address();
 // The first address of a real OFAC list file (e.g. "ETH", "TRX").

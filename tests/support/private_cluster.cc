@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "schemas/model/source_tree.h"
+#include "schemas/model/common/source_tree.h"
 #include "tests/support/process.h"
 
 namespace payrail::testing {

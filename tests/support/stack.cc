@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "infra/auth/jwt.h"
-#include "infra/crypto/crypto.h"
-#include "schemas/model/source_tree.h"
+#include "infra/plumbing/auth/jwt.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "schemas/model/common/source_tree.h"
 
 namespace payrail::testing {
 namespace {

@@ -11,7 +11,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/crypto/crypto.h"
 
 namespace payrail::testing {
 namespace {

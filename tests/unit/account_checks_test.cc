@@ -4,7 +4,7 @@
 // digit. The Brazilian mod-11 digits map remainders 0 and 1 to the same digit and NIT maps 1 and
 // 10 to 1, so a few data-digit changes yield another valid number there (shown below); every
 // change of their check digits is still refused.
-#include "schemas/model/account_checks.h"
+#include "schemas/model/fiat_payouts/account_checks.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // docs/catalog.md shows the corridor table, the account fields and the reference rates for
-// people; these tests hold those tables to the code (schemas/model/corridors.h, rates.h), so the
-// page cannot drift from what the server does. On a mismatch the test prints the rows the page
-// must contain.
+// people; these tests hold those tables to the code (schemas/model/fiat_payouts/corridors.h,
+// rates.h), so the page cannot drift from what the server does. On a mismatch the test prints the
+// rows the page must contain.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "schemas/model/corridors.h"
-#include "schemas/model/rates.h"
-#include "schemas/model/source_tree.h"
+#include "schemas/model/common/source_tree.h"
+#include "schemas/model/fiat_payouts/corridors.h"
+#include "schemas/model/money/rates.h"
 
 namespace payrail::model {
 namespace {

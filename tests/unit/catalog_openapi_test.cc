@@ -1,7 +1,7 @@
 // The OpenAPI description as served (model::openapi_document()) holds the account schemas and
 // enums generated from the corridor and rates tables, and they match the tables field by field;
 // the hand-written examples of the catalog fragment agree with the table too.
-#include "schemas/model/catalog_openapi.h"
+#include "schemas/model/contract/catalog_openapi.h"
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
@@ -9,10 +9,10 @@
 #include <set>
 #include <string>
 
-#include "schemas/model/contracts.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/json.h"
-#include "schemas/model/rates.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/contract/contracts.h"
+#include "schemas/model/fiat_payouts/corridors.h"
+#include "schemas/model/money/rates.h"
 
 namespace payrail::model {
 namespace {

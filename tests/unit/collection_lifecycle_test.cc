@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "schemas/model/collection_lifecycle.h"
+#include "schemas/model/collections/collection_lifecycle.h"
 #include "tests/unit/lifecycle_checks.h"
 
 namespace payrail::model {

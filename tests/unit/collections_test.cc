@@ -9,11 +9,11 @@
 #include <set>
 #include <string>
 
-#include "infra/collections/provider.h"
-#include "schemas/model/account_checks.h"
-#include "schemas/model/collection.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/text.h"
+#include "infra/adapters/collections/provider.h"
+#include "schemas/model/collections/collection.h"
+#include "schemas/model/common/text.h"
+#include "schemas/model/fiat_payouts/account_checks.h"
+#include "schemas/model/fiat_payouts/corridors.h"
 
 namespace payrail {
 namespace {
@@ -132,7 +132,7 @@ TEST(SimulatedProvider, EftVirtualAccountHasCanadianInstitutionAndTransit) {
 
 TEST(SimulatedProvider, NotificationsCarryAFreshProviderEventId) {
   const infra::collections::SimulatedCollectionProvider provider(model::Mode::test);
-  using infra::collections::ProviderEventType;
+  using model::ProviderEventType;
   const auto first = provider.notification(ProviderEventType::payment_returned, "ach",
                                            "PRABCDEFGHJK", "10.00", "USD");
   const auto second = provider.notification(ProviderEventType::payment_returned, "ach",
@@ -140,10 +140,9 @@ TEST(SimulatedProvider, NotificationsCarryAFreshProviderEventId) {
   EXPECT_NE(first.provider_event_id, second.provider_event_id);
   EXPECT_EQ(first.provider, "simulated");
   EXPECT_EQ(first.mode, model::Mode::test);
-  EXPECT_EQ(infra::collections::provider_event_type_name(first.type), "payment_returned");
-  EXPECT_EQ(infra::collections::parse_provider_event_type("payment_failed"),
-            ProviderEventType::payment_failed);
-  EXPECT_FALSE(infra::collections::parse_provider_event_type("settled").has_value());
+  EXPECT_EQ(model::provider_event_type_name(first.type), "payment_returned");
+  EXPECT_EQ(model::parse_provider_event_type("payment_failed"), ProviderEventType::payment_failed);
+  EXPECT_FALSE(model::parse_provider_event_type("settled").has_value());
 }
 
 TEST(CollectionProviders, LiveNeedsAConfiguredProvider) {

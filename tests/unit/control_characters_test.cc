@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "schemas/model/json.h"
-#include "schemas/model/kyb.h"
-#include "schemas/model/text.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/common/text.h"
+#include "schemas/model/organizations/kyb.h"
 
 namespace payrail::model {
 namespace {

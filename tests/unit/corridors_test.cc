@@ -1,8 +1,8 @@
-// The corridor table (schemas/model/corridors.h): consistent with itself, with the ISO data of
-// the system, with the rates table and with the contract's corridor list; and the validation
-// entry point fiat payouts use: every corridor's example accepted, each checked field with one
-// digit changed refused with the field's param, every error code and param exact, masking.
-#include "schemas/model/corridors.h"
+// The corridor table (schemas/model/fiat_payouts/corridors.h): consistent with itself, with the ISO
+// data of the system, with the rates table and with the contract's corridor list; and the
+// validation entry point fiat payouts use: every corridor's example accepted, each checked field
+// with one digit changed refused with the field's param, every error code and param exact, masking.
+#include "schemas/model/fiat_payouts/corridors.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <set>
 #include <string>
 
-#include "infra/catalog/countries.h"
-#include "schemas/model/rates.h"
+#include "infra/adapters/catalog/countries.h"
+#include "schemas/model/money/rates.h"
 
 namespace payrail::model {
 namespace {

@@ -1,5 +1,5 @@
-#include "infra/crypto/crypto.h"
-#include "infra/crypto/data_key.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/crypto/data_key.h"
 
 #include <gtest/gtest.h>
 

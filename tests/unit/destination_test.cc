@@ -1,11 +1,11 @@
-#include "schemas/model/destination.h"
+#include "schemas/model/payouts/destination.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "schemas/model/base58.h"
+#include "schemas/model/payouts/base58.h"
 
 namespace payrail::model {
 namespace {

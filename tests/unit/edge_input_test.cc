@@ -6,10 +6,10 @@
 #include <string>
 
 #include "api/http/message.h"
-#include "infra/time/clock.h"
-#include "infra/webhooks/ssrf.h"
-#include "schemas/model/json.h"
-#include "schemas/model/text.h"
+#include "infra/adapters/webhooks/ssrf.h"
+#include "infra/plumbing/time/clock.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/common/text.h"
 
 namespace payrail {
 namespace {

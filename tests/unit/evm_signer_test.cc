@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "infra/adapters/evm/uint256.h"
-#include "infra/crypto/data_key.h"
+#include "infra/plumbing/crypto/data_key.h"
 
 namespace payrail::infra::evm {
 namespace {

@@ -4,7 +4,7 @@
 // forbidden, creation included.
 #include <gtest/gtest.h>
 
-#include "schemas/model/fiat_payout_lifecycle.h"
+#include "schemas/model/fiat_payouts/fiat_payout_lifecycle.h"
 #include "tests/unit/lifecycle_checks.h"
 
 namespace payrail::model {

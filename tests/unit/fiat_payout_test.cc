@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
-#include "infra/partners/payout_partner.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/fiat_payout.h"
+#include "infra/adapters/partners/payout_partner.h"
+#include "schemas/model/fiat_payouts/corridors.h"
+#include "schemas/model/fiat_payouts/fiat_payout.h"
 
 namespace payrail::model {
 namespace {

@@ -2,7 +2,7 @@
 // the reads that arrive while one runs are made together next, each reader getting the values of
 // its own key (a key given twice gets them twice); a failure of the group's read is every
 // reader's.
-#include "infra/pg/grouped_reads.h"
+#include "infra/plumbing/pg/grouped_reads.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "infra/ids.h"
+#include "infra/plumbing/ids.h"
 
 #include <gtest/gtest.h>
 

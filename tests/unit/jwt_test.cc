@@ -1,4 +1,4 @@
-#include "infra/auth/jwt.h"
+#include "infra/plumbing/auth/jwt.h"
 
 #include <gtest/gtest.h>
 #include <openssl/bio.h>
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/crypto/crypto.h"
 
 namespace payrail::infra::auth {
 namespace {

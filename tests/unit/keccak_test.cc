@@ -1,4 +1,4 @@
-#include "schemas/model/keccak.h"
+#include "schemas/model/payouts/keccak.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // the tables agree with each other.
 #include <gtest/gtest.h>
 
-#include "schemas/model/kyb_lifecycle.h"
+#include "schemas/model/organizations/kyb_lifecycle.h"
 #include "tests/unit/lifecycle_checks.h"
 
 namespace payrail::model {

@@ -1,12 +1,12 @@
-// POST /v1/kyb validation (schemas/model/kyb.h): a valid body parses to exactly its content, and
-// every invalid field is refused with bad_request naming it by its dotted path.
+// POST /v1/kyb validation (schemas/model/organizations/kyb.h): a valid body parses to exactly its
+// content, and every invalid field is refused with bad_request naming it by its dotted path.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
 #include <vector>
 
-#include "schemas/model/kyb.h"
+#include "schemas/model/organizations/kyb.h"
 
 namespace payrail::model {
 namespace {

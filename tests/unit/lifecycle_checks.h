@@ -1,4 +1,4 @@
-// Exhaustive checks of a lifecycle table (schemas/model/lifecycle.h) against rows the test
+// Exhaustive checks of a lifecycle table (schemas/model/common/lifecycle.h) against rows the test
 // restates from the contract, independently of the implementation: every expected row is allowed
 // with exactly its target and effects, the table has no other row, and every other
 // (from, trigger) pair, creation included, is forbidden.
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "schemas/model/lifecycle.h"
+#include "schemas/model/common/lifecycle.h"
 
 namespace payrail::testing {
 

@@ -1,4 +1,4 @@
-#include "schemas/model/money.h"
+#include "schemas/model/money/money.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Screening names through their one normalization (infra/sanctions/name_key.h): invisible,
+// Screening names through their one normalization (schemas/model/screening/name_key.h): invisible,
 // compatibility and look-alike characters of every category, against the real OFAC SDN list
 // (data/sanctions) and against the internal blacklist as a screening worker keeps it. Names
 // listed on the SDN list are read from the data, except the one issue 38 names.
@@ -9,12 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "infra/repositories/blacklist.h"
-#include "infra/sanctions/name_key.h"
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/store/screening/blacklist.h"
+#include "schemas/model/screening/name_key.h"
 
 namespace payrail::infra::sanctions {
 namespace {
+
+// The one name normalization is the model's (schemas/model/screening/name_key.h).
+using model::kNameBytesMax;
+using model::kNameKeyExpansionMax;
+using model::name_key_version;
+using model::name_keys;
+using model::normalize_name;
 
 // "MADURO MOROS, Nicolas" (an individual on the shipped list), as issue 38 wrote it.
 constexpr std::string_view kMaduro = "Nicolas Maduro Moros";
@@ -54,13 +61,13 @@ std::string replaced_once(std::string text, std::string_view from, std::string_v
 
 // What a screening worker holds of the blacklist (blacklist::Cache), with these names on it,
 // stored as `payrail blacklist-add --name` stores them.
-repositories::blacklist::Entries blacklist_of(const std::vector<std::string>& names) {
-  repositories::blacklist::Entries entries;
+store::blacklist::Entries blacklist_of(const std::vector<std::string>& names) {
+  store::blacklist::Entries entries;
   for (const auto& name : names) entries.entries.emplace("name", normalize_name(name));
   return entries;
 }
 
-bool blacklisted(const repositories::blacklist::Entries& entries, std::string_view name) {
+bool blacklisted(const store::blacklist::Entries& entries, std::string_view name) {
   return entries.contains("name", normalize_name(name));
 }
 

@@ -2,8 +2,8 @@
 // member defined in two parts is refused rather than silently overwritten.
 #include <gtest/gtest.h>
 
-#include "schemas/model/contracts.h"
-#include "schemas/model/openapi.h"
+#include "schemas/model/contract/contracts.h"
+#include "schemas/model/contract/openapi.h"
 
 namespace payrail::model {
 namespace {

@@ -2,7 +2,7 @@
 // server agree: every route of api::build_router() is an operation of the document and every
 // operation is a route, each operation's `x-scope` is the route's scope (none when the route has
 // none) and its `security` matches the route's access, and the Error schema's `code` enum lists
-// every code of the error table (schemas/model/errors.cc).
+// every code of the error table (schemas/model/common/errors.cc).
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "api/handlers/handlers.h"
-#include "schemas/model/contracts.h"
-#include "schemas/model/errors.h"
+#include "schemas/model/common/errors.h"
+#include "schemas/model/contract/contracts.h"
 
 namespace payrail {
 namespace {
@@ -95,7 +95,7 @@ class OpenApiDocument : public ::testing::Test {
     return values;
   }
 
-  // Every entry of the error table (schemas/model/errors.h).
+  // Every entry of the error table (schemas/model/common/errors.h).
   static std::vector<model::ErrorSpec> error_table() {
     std::vector<model::ErrorSpec> table;
     for (std::size_t code = 0; code < model::error_code_count(); ++code) {
@@ -241,7 +241,8 @@ TEST_F(OpenApiDocument, ErrorCodeEnumListsEveryErrorCode) {
   }
   for (const auto& code : codes) {
     EXPECT_TRUE(table_codes.contains(code))
-        << "the Error schema lists " << code << ", which schemas/model/errors.cc does not have";
+        << "the Error schema lists " << code
+        << ", which schemas/model/common/errors.cc does not have";
   }
 }
 

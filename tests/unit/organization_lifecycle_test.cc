@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "schemas/model/organization_lifecycle.h"
+#include "schemas/model/organizations/organization_lifecycle.h"
 #include "tests/unit/lifecycle_checks.h"
 
 namespace payrail::model {

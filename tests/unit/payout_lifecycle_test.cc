@@ -6,7 +6,7 @@
 #include <set>
 #include <tuple>
 
-#include "schemas/model/payout_lifecycle.h"
+#include "schemas/model/payouts/payout_lifecycle.h"
 #include "tests/unit/lifecycle_checks.h"
 
 namespace payrail::model {

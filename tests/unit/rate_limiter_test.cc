@@ -1,8 +1,8 @@
 // The shared rate limiter with its bucket in memory (the same arithmetic as the SQL lease in
-// infra/repositories/rate_limits.cc) and a simulated clock: several limiters ("API processes")
-// leasing from one bucket never accept more than burst + per_second * t + N * lease_tokens, a
-// throttled bucket is not asked once per refused request, unspent leases expire, Retry-After is
-// honest, and an unreachable bucket is an error rather than a free pass.
+// infra/store/organizations/rate_limits.cc) and a simulated clock: several limiters ("API
+// processes") leasing from one bucket never accept more than burst + per_second * t + N *
+// lease_tokens, a throttled bucket is not asked once per refused request, unspent leases expire,
+// Retry-After is honest, and an unreachable bucket is an error rather than a free pass.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +14,7 @@ namespace payrail::api {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using infra::repositories::rate_limits::Lease;
+using infra::store::rate_limits::Lease;
 
 class SharedBucket {
  public:

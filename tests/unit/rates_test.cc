@@ -7,12 +7,12 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "infra/config/config.h"
-#include "infra/rates/rate_source.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/limits.h"
-#include "schemas/model/money.h"
-#include "schemas/model/rates.h"
+#include "infra/adapters/rates/rate_source.h"
+#include "infra/programs/config/config.h"
+#include "schemas/model/fiat_payouts/corridors.h"
+#include "schemas/model/money/limits.h"
+#include "schemas/model/money/money.h"
+#include "schemas/model/money/rates.h"
 
 namespace payrail::model {
 namespace {

@@ -1,7 +1,7 @@
 // Sanctions loader against the real OFAC data (shared/data/sanctions). Listed entries used for
 // hits are read from the data files here, never written into the test.
-#include "infra/sanctions/sanctions.h"
-#include "schemas/model/source_tree.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "schemas/model/common/source_tree.h"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -21,6 +21,7 @@ namespace payrail::infra::sanctions {
 namespace {
 
 namespace fs = std::filesystem;
+using model::normalize_name;  // the one name normalization is the model's (schemas/model/screening)
 
 std::string data_directory() {
   const auto directory = find_default_sanctions_directory();

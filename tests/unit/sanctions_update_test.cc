@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "infra/sanctions/sanctions.h"
-#include "infra/sanctions/snapshot_install.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/snapshot_install.h"
 
 namespace payrail::infra::sanctions {
 namespace {

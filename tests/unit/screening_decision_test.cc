@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
 #include "workers/screening/decision.h"
 
 namespace payrail::workers::screening {

@@ -1,6 +1,7 @@
-// Array literals for the parameters libpqxx 6.4 cannot bind as arrays (infra/pg/sql_array.h):
-// every text element quoted and escaped, so no value reads as NULL or splits; nullopt as NULL.
-#include "infra/pg/sql_array.h"
+// Array literals for the parameters libpqxx 6.4 cannot bind as arrays
+// (infra/plumbing/pg/sql_array.h): every text element quoted and escaped, so no value reads as NULL
+// or splits; nullopt as NULL.
+#include "infra/plumbing/pg/sql_array.h"
 
 #include <gtest/gtest.h>
 

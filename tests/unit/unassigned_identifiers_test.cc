@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "schemas/model/account_checks.h"
-#include "schemas/model/corridors.h"
-#include "schemas/model/json.h"
+#include "schemas/model/common/json.h"
+#include "schemas/model/fiat_payouts/account_checks.h"
+#include "schemas/model/fiat_payouts/corridors.h"
 
 namespace payrail::model {
 namespace {

@@ -4,11 +4,16 @@
 #include <cstdlib>
 #include <vector>
 
-#include "infra/config/config.h"
-#include "infra/webhooks/retry_schedule.h"
+#include "infra/programs/config/config.h"
+#include "schemas/model/webhooks/retry_schedule.h"
 
 namespace payrail::infra::webhooks {
 namespace {
+
+// The schedule is the model's (schemas/model/webhooks/retry_schedule.h).
+using model::jittered_delay_ms;
+using model::next_retry_delay_ms;
+using model::unit_random;
 
 TEST(WebhookRetrySchedule, DefaultIsTheContractSchedule) {
   const std::vector<std::int64_t> contract{5000,    30000,    120000,   600000,   1800000,

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <set>
 
-#include "infra/crypto/crypto.h"
-#include "infra/webhooks/secrets.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/store/webhooks/secrets.h"
 
 namespace payrail::infra::webhooks {
 namespace {

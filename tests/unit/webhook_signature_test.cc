@@ -1,7 +1,8 @@
 // Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 over "<t>.<body>" keyed with the whole
 // whsec_ secret>. The expected values are computed here with OpenSSL's HMAC() directly (and one
 // fixed vector produced with `openssl dgst -sha256 -hmac`), never with the code under test.
-#include "infra/webhooks/signature.h"
+#include "infra/adapters/webhooks/signature.h"
+#include "infra/store/webhooks/secrets.h"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>

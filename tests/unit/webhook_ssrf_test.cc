@@ -1,6 +1,6 @@
 // SSRF rules for webhook targets: URL validation, classification of every address form, and
 // numeric IPv4 host spellings read as the address they denote.
-#include "infra/webhooks/ssrf.h"
+#include "infra/adapters/webhooks/ssrf.h"
 #include "tests/support/ssrf_forms.h"
 
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "infra/runtime/worker.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::infra::runtime {
 namespace {

@@ -1,14 +1,14 @@
 #include "workers/execution/execute_fiat_payout.h"
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/fiat_payouts.h"
-#include "schemas/model/corridors.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
+#include "infra/store/outbox/outbox.h"
+#include "schemas/model/fiat_payouts/corridors.h"
 
 namespace payrail::workers::execution {
 namespace {
 
-namespace fiat_payouts = infra::repositories::fiat_payouts;
+namespace fiat_payouts = infra::store::fiat_payouts;
 using model::FiatPayoutStatus;
 
 // Step 1: the payout to send, or nullopt when there is nothing (more) to do for this message.
@@ -18,7 +18,7 @@ std::optional<fiat_payouts::FiatPayoutRow> begin_send(pqxx::work& tx,
                                                       const topics::Envelope& message) {
   auto payout = fiat_payouts::lock(tx, message.resource_id);
   if (!payout || payout->status != FiatPayoutStatus::processing || payout->partner_outcome) {
-    infra::outbox::mark_consumed(tx, message.message_id);  // cancelled, or sent already
+    infra::store::outbox::mark_consumed(tx, message.message_id);  // cancelled, or sent already
     return std::nullopt;
   }
   return payout;
@@ -31,7 +31,7 @@ model::Status finish_send(pqxx::work& tx, const topics::Envelope& message,
                           const infra::partners::SendOutcome& outcome) {
   auto payout = fiat_payouts::lock(tx, message.resource_id);
   if (!payout || payout->status != FiatPayoutStatus::processing || payout->partner_outcome) {
-    infra::outbox::mark_consumed(tx, message.message_id);
+    infra::store::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }
   const auto& resource = payout->resource;
@@ -47,9 +47,10 @@ model::Status finish_send(pqxx::work& tx, const topics::Envelope& message,
     fiat_payouts::transition(tx, after, model::FiatPayoutTrigger::partner_failed,
                              {.failure_reason = outcome.failure_reason});
   } else {
-    infra::outbox::enqueue(tx, topics::kFiatPayoutsSent, after.org_id, resource.mode, resource.id);
+    infra::store::outbox::enqueue(tx, topics::kFiatPayoutsSent, after.org_id, resource.mode,
+                                  resource.id);
   }
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("execution.sent",
                    {{"fiat_payout_id", resource.id}, {"outcome", *after.partner_outcome}});
   return model::ok_status();

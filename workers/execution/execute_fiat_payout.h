@@ -2,9 +2,9 @@
 // refund when the partner refuses the payout.
 #pragma once
 
-#include "infra/crypto/data_key.h"
-#include "infra/partners/payout_partner.h"
-#include "infra/runtime/worker.h"
+#include "infra/adapters/partners/payout_partner.h"
+#include "infra/plumbing/crypto/data_key.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::workers::execution {
 

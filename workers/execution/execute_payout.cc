@@ -1,15 +1,15 @@
 #include "workers/execution/execute_payout.h"
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/broadcasts.h"
-#include "infra/repositories/payouts.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/outbox/outbox.h"
+#include "infra/store/payouts/broadcasts.h"
+#include "infra/store/payouts/payouts.h"
 
 namespace payrail::workers::execution {
 namespace {
 
-namespace payouts = infra::repositories::payouts;
-namespace broadcasts = infra::repositories::broadcasts;
+namespace payouts = infra::store::payouts;
+namespace broadcasts = infra::store::broadcasts;
 using model::PayoutStatus;
 
 struct Pending {
@@ -31,7 +31,7 @@ std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& m
     }
   }
   if (!payout || payout->status != PayoutStatus::processing) {
-    infra::outbox::mark_consumed(tx, message.message_id);  // cancelled, or finished already
+    infra::store::outbox::mark_consumed(tx, message.message_id);  // cancelled, or finished already
     return std::nullopt;
   }
   return Pending{*payout, broadcasts::begin(tx, payout->resource.id)};  // the intent may exist
@@ -50,7 +50,7 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
                                outcome.failure_reason)
           : std::nullopt;
   if (!recorded || !recorded->written) {
-    infra::outbox::mark_consumed(tx, message.message_id);
+    infra::store::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }
   const auto& id = payout->resource.id;
@@ -58,10 +58,10 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
     payouts::transition(tx, *payout, model::PayoutTrigger::broadcast_failed,
                         {.failure_reason = recorded->failure_reason});
   } else {
-    infra::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id, payout->resource.mode,
-                           id);
+    infra::store::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id,
+                                  payout->resource.mode, id);
   }
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("execution.finished", {{"payout_id", id}, {"outcome", *recorded->outcome}});
   return model::ok_status();
 }

@@ -1,8 +1,8 @@
 // payouts.approved -> processing -> (broadcast) -> payouts.broadcast, or failed with a refund.
 #pragma once
 
-#include "infra/chain/chain_adapter.h"
-#include "infra/runtime/worker.h"
+#include "infra/adapters/chain/chain_adapter.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::workers::execution {
 

@@ -2,10 +2,10 @@
 // (test mode: the simulator) and hands accepted broadcasts to settlement; and
 // fiat_payouts.approved, sending each fiat payout to the payout partner (test mode: the
 // simulator) and handing accepted ones to settlement.
-#include "infra/log/log.h"
-#include "infra/repositories/fiat_payouts.h"
-#include "infra/repositories/payouts.h"
-#include "infra/runtime/worker.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
+#include "infra/store/payouts/payouts.h"
 #include "workers/execution/execute_fiat_payout.h"
 #include "workers/execution/execute_payout.h"
 
@@ -21,13 +21,13 @@ int main() {
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_payouts(context, *adapters, batch);
         },
-        infra::runtime::lock_resources<infra::repositories::payouts::lock_all_with_broadcasts>},
+        infra::runtime::lock_resources<infra::store::payouts::lock_all_with_broadcasts>},
        {&topics::kFiatPayoutsApproved,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_fiat_payouts(context, *partners,
                                                    data_key ? &*data_key : nullptr, batch);
         },
-        infra::runtime::lock_resources<infra::repositories::fiat_payouts::lock_all>}},
+        infra::runtime::lock_resources<infra::store::fiat_payouts::lock_all>}},
       [&](WorkerContext& context) {
         adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);

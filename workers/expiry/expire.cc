@@ -1,9 +1,9 @@
 #include "workers/expiry/expire.h"
 
-#include "infra/outbox/retention.h"
-#include "infra/repositories/collections.h"
-#include "infra/repositories/idempotency.h"
-#include "infra/repositories/rate_limits.h"
+#include "infra/store/collections/collections.h"
+#include "infra/store/creates/idempotency.h"
+#include "infra/store/organizations/rate_limits.h"
+#include "infra/store/outbox/retention.h"
 
 namespace payrail::workers::expiry {
 namespace {
@@ -26,16 +26,14 @@ model::Result<long> drain(Purge&& purge, long batch_max = kBatchMax) {
 
 model::Result<ExpiryCounts> expire_once(infra::pg::Pool& pool) {
   ExpiryCounts counts;
-  auto keys =
-      drain([&] { return infra::repositories::idempotency::purge_expired(pool, kBatchMax); });
+  auto keys = drain([&] { return infra::store::idempotency::purge_expired(pool, kBatchMax); });
   if (!keys.ok()) return keys.error();
   counts.idempotency_keys = *keys;
-  auto rows = drain([&] { return infra::outbox::purge_consumed(pool, kBatchMax); });
+  auto rows = drain([&] { return infra::store::outbox::purge_consumed(pool, kBatchMax); });
   if (!rows.ok()) return rows.error();
   counts.outbox_rows = *rows;
   auto buckets = drain([&] {
-    return infra::repositories::rate_limits::purge_idle(pool, kRateLimitBucketIdleSeconds,
-                                                        kBatchMax);
+    return infra::store::rate_limits::purge_idle(pool, kRateLimitBucketIdleSeconds, kBatchMax);
   });
   if (!buckets.ok()) return buckets.error();
   counts.rate_limit_buckets = *buckets;
@@ -45,8 +43,8 @@ model::Result<ExpiryCounts> expire_once(infra::pg::Pool& pool) {
 model::Result<long> expire_collections(infra::pg::Pool& pool, int test_clock_offset_s) {
   return drain(
       [&]() -> model::Result<long> {
-        auto expired = infra::repositories::collections::expire_due(pool, kCollectionBatchMax,
-                                                                    test_clock_offset_s);
+        auto expired =
+            infra::store::collections::expire_due(pool, kCollectionBatchMax, test_clock_offset_s);
         if (!expired.ok()) return expired.error();
         return static_cast<long>(*expired);
       },

@@ -4,7 +4,7 @@
 // hour (full by then, like a missing one) (every minute).
 #pragma once
 
-#include "infra/pg/pool.h"
+#include "infra/plumbing/pg/pool.h"
 
 namespace payrail::workers::expiry {
 

@@ -4,10 +4,10 @@
 #include <atomic>
 #include <thread>
 
-#include "infra/kafka/producer.h"
-#include "infra/log/log.h"
-#include "infra/outbox/relay.h"
-#include "infra/runtime/process.h"
+#include "infra/plumbing/kafka/producer.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/programs/runtime/process.h"
+#include "infra/store/outbox/relay.h"
 #include "workers/expiry/expire.h"
 
 namespace {
@@ -16,7 +16,7 @@ using namespace payrail;
 
 constexpr auto kRetentionInterval = std::chrono::seconds(60);
 
-void collections_pass(infra::pg::Pool& pool, infra::outbox::Relay& relay,
+void collections_pass(infra::pg::Pool& pool, infra::store::outbox::Relay& relay,
                       const infra::Config& config) {
   auto expired = workers::expiry::expire_collections(pool, config.expiry_test_clock_offset_s);
   if (!expired.ok()) {
@@ -49,7 +49,7 @@ int main() {
     infra::log::error("expiry.start_failed", {{"error", producer.error().message}});
     return 1;
   }
-  infra::outbox::Relay relay(
+  infra::store::outbox::Relay relay(
       pool, **producer,
       {.topic_prefix = config.topic_prefix,
        .poll_interval = std::chrono::milliseconds(config.outbox_poll_interval_ms),

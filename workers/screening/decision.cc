@@ -1,13 +1,13 @@
 #include "workers/screening/decision.h"
 
-#include "infra/metrics/metrics.h"
-#include "infra/pg/pool.h"
+#include "infra/plumbing/metrics/metrics.h"
+#include "infra/plumbing/pg/pool.h"
 
 namespace payrail::workers::screening {
 
-infra::repositories::payouts::ScreeningResult decide(
-    const DestinationToScreen& destination, const infra::sanctions::SanctionsLists& lists) {
-  infra::repositories::payouts::ScreeningResult result;
+infra::store::payouts::ScreeningResult decide(const DestinationToScreen& destination,
+                                              const infra::sanctions::SanctionsLists& lists) {
+  infra::store::payouts::ScreeningResult result;
   result.list_version = lists.version();
   if (lists.find_address(destination.address)) result.reasons.emplace_back("ofac_sdn");
   const bool test_trigger =
@@ -19,9 +19,9 @@ infra::repositories::payouts::ScreeningResult decide(
   return result;
 }
 
-infra::repositories::payouts::ScreeningResult decide_beneficiary(
+infra::store::payouts::ScreeningResult decide_beneficiary(
     const BeneficiaryToScreen& beneficiary, const infra::sanctions::SanctionsLists& lists) {
-  infra::repositories::payouts::ScreeningResult result;
+  infra::store::payouts::ScreeningResult result;
   result.list_version = lists.version();
   if (lists.name_listed(beneficiary.name)) result.reasons.emplace_back("ofac_sdn");
   const bool test_trigger =
@@ -34,7 +34,7 @@ infra::repositories::payouts::ScreeningResult decide_beneficiary(
 }
 
 void count_after_commit(std::string_view resource,
-                        const infra::repositories::payouts::ScreeningResult& result) {
+                        const infra::store::payouts::ScreeningResult& result) {
   infra::pg::after_commit(
       [resource = std::string(resource), blocked = result.blocked, reasons = result.reasons] {
         infra::metrics::record_screening_decision(resource, blocked ? "blocked" : "clear", reasons);

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "infra/repositories/payouts.h"
-#include "infra/sanctions/sanctions.h"
-#include "schemas/model/mode.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/store/payouts/payouts.h"
+#include "schemas/model/common/mode.h"
 
 namespace payrail::workers::screening {
 
@@ -19,8 +19,8 @@ struct DestinationToScreen {
 
 // Reasons in a fixed order: ofac_sdn (a listed digital-currency address), internal_blacklist
 // (the operators' list, or the test-mode `0blocked` suffix).
-infra::repositories::payouts::ScreeningResult decide(const DestinationToScreen& destination,
-                                                     const infra::sanctions::SanctionsLists& lists);
+infra::store::payouts::ScreeningResult decide(const DestinationToScreen& destination,
+                                              const infra::sanctions::SanctionsLists& lists);
 
 // The test-mode trigger of fiat payouts: a beneficiary name ending in this is blocked as if the
 // internal blacklist listed it. Live mode ignores it.
@@ -35,12 +35,12 @@ struct BeneficiaryToScreen {
 // The decision for a fiat beneficiary, reasons in the same order: ofac_sdn (the name is an SDN
 // individual's or entity's name or alias, compared normalized: case, accents, punctuation and
 // word order do not matter), internal_blacklist (the operators' list, or the test-mode suffix).
-infra::repositories::payouts::ScreeningResult decide_beneficiary(
+infra::store::payouts::ScreeningResult decide_beneficiary(
     const BeneficiaryToScreen& beneficiary, const infra::sanctions::SanctionsLists& lists);
 
 // Counts the decision in payrail_screening_decisions_total once the transaction recording it
 // commits (`resource`: "payout", "fiat_payout").
 void count_after_commit(std::string_view resource,
-                        const infra::repositories::payouts::ScreeningResult& result);
+                        const infra::store::payouts::ScreeningResult& result);
 
 }  // namespace payrail::workers::screening

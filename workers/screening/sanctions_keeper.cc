@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
-#include "infra/crypto/crypto.h"
-#include "infra/log/log.h"
-#include "infra/metrics/metrics.h"
-#include "infra/repositories/screening_workers.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/plumbing/metrics/metrics.h"
+#include "infra/store/screening/screening_workers.h"
 
 namespace payrail::workers::screening {
 namespace {
@@ -55,7 +55,7 @@ void SanctionsKeeper::heartbeat() {
   const auto lists = watcher_.current();
   const std::optional<std::string> version =
       lists ? std::optional<std::string>(lists->version()) : std::nullopt;
-  auto status = infra::repositories::screening_workers::heartbeat(pool_, worker_id_, version);
+  auto status = infra::store::screening_workers::heartbeat(pool_, worker_id_, version);
   if (!status.ok())
     infra::log::warn("sanctions.heartbeat_failed", {{"error", status.error().message}});
 }

@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
-#include "infra/pg/pool.h"
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/plumbing/pg/pool.h"
 
 namespace payrail::workers::screening {
 

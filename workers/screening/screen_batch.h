@@ -5,10 +5,10 @@
 
 #include <memory>
 
-#include "infra/log/log.h"
-#include "infra/repositories/blacklist.h"
-#include "infra/runtime/worker.h"
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/screening/blacklist.h"
 #include "workers/screening/screen_resource.h"
 
 namespace payrail::workers::screening {
@@ -18,21 +18,20 @@ using ScreenOne = model::Status (*)(pqxx::work&, const ScreeningInputs&, const t
 // What the batch reads before its transaction, with one autocommit: the effective limits of its
 // organizations (one statement) and the internal blacklist (one statement while it is unchanged).
 struct BatchReads {
-  infra::repositories::spend::LimitsByScope limits;
-  std::shared_ptr<const infra::repositories::blacklist::Entries> blacklist;
+  infra::store::spend::LimitsByScope limits;
+  std::shared_ptr<const infra::store::blacklist::Entries> blacklist;
 };
 
 // nullopt when the read failed, and every message of the batch is then retried.
 inline std::optional<BatchReads> read_for_batch(infra::runtime::WorkerContext& context,
                                                 infra::runtime::Batch& batch,
-                                                infra::repositories::blacklist::Cache& blacklist) {
-  std::vector<infra::repositories::spend::Scope> scopes;
+                                                infra::store::blacklist::Cache& blacklist) {
+  std::vector<infra::store::spend::Scope> scopes;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     if (batch.active(i)) scopes.emplace_back(batch.message(i).org_id, batch.message(i).mode);
   }
   auto read = context.pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<BatchReads> {
-    return BatchReads{infra::repositories::spend::effective_limits(tx, scopes),
-                      blacklist.current(tx)};
+    return BatchReads{infra::store::spend::effective_limits(tx, scopes), blacklist.current(tx)};
   });
   if (read.ok()) return std::move(*read);
   infra::log::warn("worker.retry", {{"error", read.error().message}});
@@ -44,8 +43,8 @@ inline std::optional<BatchReads> read_for_batch(infra::runtime::WorkerContext& c
 
 inline void screen_batch(infra::runtime::WorkerContext& context,
                          const infra::sanctions::SanctionsWatcher& watcher,
-                         infra::repositories::blacklist::Cache& blacklist,
-                         infra::runtime::Batch& batch, ScreenOne screen) {
+                         infra::store::blacklist::Cache& blacklist, infra::runtime::Batch& batch,
+                         ScreenOne screen) {
   const auto lists = watcher.current();
   BatchReads reads;
   if (lists) {  // without the lists nothing is decided: no limit or entry is needed

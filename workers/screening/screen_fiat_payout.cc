@@ -1,13 +1,13 @@
 #include "workers/screening/screen_fiat_payout.h"
 
-#include "infra/repositories/blacklist.h"
-#include "infra/repositories/fiat_payouts.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
+#include "infra/store/screening/blacklist.h"
 #include "workers/screening/screen_resource.h"
 
 namespace payrail::workers::screening {
 namespace {
 
-namespace fiat_payouts = infra::repositories::fiat_payouts;
+namespace fiat_payouts = infra::store::fiat_payouts;
 
 // Fiat payouts: the beneficiary's name, normalized, against the OFAC SDN names and aliases and
 // the internal blacklist.
@@ -33,8 +33,8 @@ struct FiatPayout {
   static fiat_payouts::ScreeningResult decide(pqxx::work& tx, const Row& payout,
                                               const ScreeningInputs& inputs) {
     const auto& resource = payout.resource;
-    const auto listed = blacklisted(tx, inputs, "name",
-                                    infra::sanctions::normalize_name(resource.beneficiary_name));
+    const auto listed =
+        blacklisted(tx, inputs, "name", model::normalize_name(resource.beneficiary_name));
     return decide_beneficiary({resource.mode, resource.beneficiary_name, listed}, *inputs.lists);
   }
 };

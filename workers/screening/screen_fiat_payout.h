@@ -1,8 +1,8 @@
 // fiat_payouts.requested -> pending -> screening -> processing | blocked | pending_approval.
 #pragma once
 
-#include "infra/runtime/worker.h"
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::workers::screening {
 

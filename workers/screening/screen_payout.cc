@@ -1,13 +1,13 @@
 #include "workers/screening/screen_payout.h"
 
-#include "infra/repositories/payouts.h"
-#include "schemas/model/destination.h"
+#include "infra/store/payouts/payouts.h"
+#include "schemas/model/payouts/destination.h"
 #include "workers/screening/screen_resource.h"
 
 namespace payrail::workers::screening {
 namespace {
 
-namespace payouts = infra::repositories::payouts;
+namespace payouts = infra::store::payouts;
 
 // Stablecoin payouts: the destination address, normalized for its network, against the OFAC
 // digital-currency addresses and the internal blacklist.

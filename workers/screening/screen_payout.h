@@ -1,8 +1,8 @@
 // payouts.requested -> pending -> screening -> approved | blocked | pending_approval.
 #pragma once
 
-#include "infra/runtime/worker.h"
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::workers::screening {
 

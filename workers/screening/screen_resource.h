@@ -7,12 +7,12 @@
 #include <optional>
 #include <string>
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/blacklist.h"
-#include "infra/repositories/screening_workers.h"
-#include "infra/repositories/spend.h"
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/money/spend.h"
+#include "infra/store/outbox/outbox.h"
+#include "infra/store/screening/blacklist.h"
+#include "infra/store/screening/screening_workers.h"
 #include "topics/envelope.h"
 #include "workers/screening/decision.h"
 
@@ -24,8 +24,8 @@ namespace payrail::workers::screening {
 // next batch, as it would had it been changed a moment later.
 struct ScreeningInputs {
   const infra::sanctions::SanctionsLists* lists = nullptr;
-  const infra::repositories::spend::LimitsByScope* limits = nullptr;
-  const infra::repositories::blacklist::Entries* blacklist = nullptr;  // nullptr: ask per payout
+  const infra::store::spend::LimitsByScope* limits = nullptr;
+  const infra::store::blacklist::Entries* blacklist = nullptr;  // nullptr: ask per payout
 };
 
 // Whether the internal blacklist has this entry: from the batch's read, or asked now when the
@@ -33,7 +33,7 @@ struct ScreeningInputs {
 inline bool blacklisted(pqxx::work& tx, const ScreeningInputs& inputs, const std::string& kind,
                         const std::string& normalized) {
   if (inputs.blacklist != nullptr) return inputs.blacklist->contains(kind, normalized);
-  return infra::repositories::blacklist::contains(tx, kind, normalized);
+  return infra::store::blacklist::contains(tx, kind, normalized);
 }
 
 // The payout's limits from the batch's read; read here when the batch did not (its message named
@@ -44,7 +44,7 @@ inline model::PayoutLimits limits_for(pqxx::work& tx, const ScreeningInputs& inp
     const auto found = inputs.limits->find({org_id, mode});
     if (found != inputs.limits->end()) return found->second;
   }
-  return infra::repositories::spend::effective_limits(tx, org_id, mode);
+  return infra::store::spend::effective_limits(tx, org_id, mode);
 }
 
 // The payout to screen, locked (pending, or screening when an earlier attempt waited for the
@@ -56,7 +56,7 @@ std::optional<typename Kind::Row> to_screen(pqxx::work& tx, const topics::Envelo
   auto payout = Kind::lock(tx, message.resource_id);
   if (!payout ||
       (payout->status != Kind::Status::pending && payout->status != Kind::Status::screening)) {
-    infra::outbox::mark_consumed(tx, message.message_id);  // cancelled meanwhile, or done
+    infra::store::outbox::mark_consumed(tx, message.message_id);  // cancelled meanwhile, or done
     return std::nullopt;
   }
   return payout;
@@ -71,7 +71,7 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
   const auto result = Kind::decide(tx, payout, inputs);
   const auto limits = limits_for(tx, inputs, payout.org_id, resource.mode);
   const auto trigger = result.blocked ? Kind::Trigger::screening_flagged
-                       : infra::repositories::spend::within_auto_approval(payout.amount_usd, limits)
+                       : infra::store::spend::within_auto_approval(payout.amount_usd, limits)
                            ? Kind::Trigger::screening_clear
                            : Kind::Trigger::screening_over_limit;
   if (payout.status == Kind::Status::pending) {
@@ -81,11 +81,12 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
   }
   count_after_commit(Kind::kResource, result);
   if (trigger == Kind::Trigger::screening_clear) {
-    infra::outbox::enqueue(tx, Kind::approved_topic(), payout.org_id, resource.mode, resource.id);
+    infra::store::outbox::enqueue(tx, Kind::approved_topic(), payout.org_id, resource.mode,
+                                  resource.id);
   }
   // The API's waiters listen on one channel for both kinds (api/payout_decisions.h), by id.
-  infra::repositories::screening_workers::notify_decision(tx, resource.id);
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::screening_workers::notify_decision(tx, resource.id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("screening.decided", {{Kind::kIdField, resource.id},
                                          {"trigger", std::string(Kind::trigger_name(trigger))},
                                          {"list_version", result.list_version}});

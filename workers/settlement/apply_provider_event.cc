@@ -1,15 +1,15 @@
 #include "workers/settlement/apply_provider_event.h"
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/collection_provider_events.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/collections/collection_provider_events.h"
+#include "infra/store/outbox/outbox.h"
 
 namespace payrail::workers::settlement {
 namespace {
 
-namespace collections = infra::repositories::collections;
-namespace provider_events = infra::repositories::collection_provider_events;
-using infra::collections::ProviderEventType;
+namespace collections = infra::store::collections;
+namespace provider_events = infra::store::collection_provider_events;
+using model::ProviderEventType;
 using provider_events::Outcome;
 using S = model::CollectionStatus;
 
@@ -49,8 +49,7 @@ collections::CollectionRow apply_one(pqxx::work& tx, collections::CollectionRow 
   } else {
     after = collections::transition(
         tx, current, model::CollectionTrigger::payment_failed,
-        {.failure_reason =
-             std::string(infra::collections::provider_event_type_name(notified.type))});
+        {.failure_reason = std::string(model::provider_event_type_name(notified.type))});
     if (!after) outcome = Outcome::failure_not_applicable;
   }
   provider_events::set_outcome(tx, event.id, outcome, current.resource.id, current.org_id);
@@ -64,7 +63,7 @@ collections::CollectionRow apply_one(pqxx::work& tx, collections::CollectionRow 
 }
 
 model::Status apply(pqxx::work& tx, const topics::Envelope& message) {
-  if (infra::outbox::is_consumed(tx, message.message_id)) return model::ok_status();
+  if (infra::store::outbox::is_consumed(tx, message.message_id)) return model::ok_status();
   const auto event = provider_events::find(tx, message.resource_id);
   if (event && !event->outcome) {
     const auto collection =
@@ -77,7 +76,7 @@ model::Status apply(pqxx::work& tx, const topics::Envelope& message) {
       record_unmatched(tx, *locked);
     }
   }
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   return model::ok_status();
 }
 

@@ -4,8 +4,8 @@
 
 #include <pqxx/pqxx>
 
-#include "infra/repositories/collections.h"
-#include "infra/runtime/worker.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/collections/collections.h"
 
 namespace payrail::workers::settlement {
 
@@ -14,8 +14,8 @@ namespace payrail::workers::settlement {
 // A payment is judged by when it was recorded: one recorded at or after expires_at finds the
 // collection expired (expiring it now if the expiry worker has not yet), whatever order the
 // workers run in. Lock order: the collection first, then its notifications.
-infra::repositories::collections::CollectionRow apply_pending_notifications(
-    pqxx::work& tx, infra::repositories::collections::CollectionRow collection);
+infra::store::collections::CollectionRow apply_pending_notifications(
+    pqxx::work& tx, infra::store::collections::CollectionRow collection);
 
 // PROCESSING IS IDEMPOTENT: a notification's outcome is set once, in the transaction that
 // applies it (and marks the message consumed); a redelivery or a replay finds it set.

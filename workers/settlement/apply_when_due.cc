@@ -20,7 +20,7 @@ std::optional<std::vector<Clock::time_point>> due_times(infra::runtime::WorkerCo
   }
   // A read: no transaction needed (two round trips fewer).
   auto remaining = context.pool.autocommit(
-      [&](pqxx::nontransaction& tx) -> model::Result<infra::repositories::RemainingDelays> {
+      [&](pqxx::nontransaction& tx) -> model::Result<infra::store::RemainingDelays> {
         return remaining_ms(tx, resource_ids);
       });
   if (!remaining.ok()) {

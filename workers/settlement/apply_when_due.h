@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "infra/repositories/sql.h"
-#include "infra/runtime/worker.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/sql/sql.h"
 
 namespace payrail::workers::settlement {
 
@@ -20,7 +20,7 @@ inline constexpr std::chrono::milliseconds kWaveWindow{20};
 // `remaining_ms` answers, in one statement for the whole batch, how long until each message's
 // resource is due, by resource id (0 or no entry when due); each wait is bounded by `delay_ms`.
 // A failure of that statement sets every message of the batch to retry.
-using RemainingDelaysMs = std::function<infra::repositories::RemainingDelays(
+using RemainingDelaysMs = std::function<infra::store::RemainingDelays(
     pqxx::transaction_base& tx, const std::vector<std::string>& resource_ids)>;
 void apply_when_due(infra::runtime::WorkerContext& context, infra::runtime::Batch& batch,
                     long delay_ms, const RemainingDelaysMs& remaining_ms,

@@ -2,10 +2,10 @@
 // or fails (with a refund) each fiat payout on the payout partner's result (fiat_payouts.sent),
 // applies collection providers' notifications (collections.provider_events) and settles received
 // collections to USDC (collections.received), in one consumer group.
-#include "infra/log/log.h"
-#include "infra/repositories/fiat_payouts.h"
-#include "infra/repositories/payouts.h"
-#include "infra/runtime/worker.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/programs/runtime/worker.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
+#include "infra/store/payouts/payouts.h"
 #include "workers/settlement/apply_provider_event.h"
 #include "workers/settlement/settle_collection.h"
 #include "workers/settlement/settle_fiat_payout.h"
@@ -26,13 +26,13 @@ int main() {
         [&](WorkerContext& context, Batch& batch) {
           workers::settlement::settle_payouts(context, *adapters, batch);
         },
-        infra::runtime::lock_resources<infra::repositories::payouts::lock_all>},
+        infra::runtime::lock_resources<infra::store::payouts::lock_all>},
        {&topics::kFiatPayoutsSent,
         [&](WorkerContext& context, Batch& batch) {
           workers::settlement::settle_fiat_payouts(context, *partners,
                                                    data_key ? &*data_key : nullptr, batch);
         },
-        infra::runtime::lock_resources<infra::repositories::fiat_payouts::lock_all>},
+        infra::runtime::lock_resources<infra::store::fiat_payouts::lock_all>},
        {&topics::kCollectionProviderEvents,
         each_message(workers::settlement::apply_provider_event)},
        {&topics::kCollectionsReceived,

@@ -1,23 +1,23 @@
 #include "workers/settlement/settle_collection.h"
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/collections.h"
-#include "infra/time/clock.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/plumbing/time/clock.h"
+#include "infra/store/collections/collections.h"
+#include "infra/store/outbox/outbox.h"
 #include "workers/settlement/apply_provider_event.h"
 
 namespace payrail::workers::settlement {
 namespace {
 
-namespace collections = infra::repositories::collections;
+namespace collections = infra::store::collections;
 
 model::Status settle(pqxx::work& tx, const infra::rates::RateSources& rates,
                      const topics::Envelope& message) {
-  if (infra::outbox::is_consumed(tx, message.message_id)) return model::ok_status();
+  if (infra::store::outbox::is_consumed(tx, message.message_id)) return model::ok_status();
   auto collection = collections::lock(tx, message.resource_id);
   if (collection) collection = apply_pending_notifications(tx, *collection);
   if (!collection || collection->status != model::CollectionStatus::received) {
-    infra::outbox::mark_consumed(tx, message.message_id);
+    infra::store::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }
   const auto& resource = collection->resource;
@@ -34,7 +34,7 @@ model::Status settle(pqxx::work& tx, const infra::rates::RateSources& rates,
       {.settled_amount = model::format_decimal(conversion->usdc),
        .settlement_rate = model::format_decimal(model::trim_zeros(conversion->rate.rate)),
        .settlement_rate_as_of = conversion->rate.as_of});
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("settlement.collection_settled", {{"collection_id", resource.id}});
   return model::ok_status();
 }

@@ -2,8 +2,8 @@
 // /v1/rates shows (rounded down to 6 decimals) and credited to the organization's balance.
 #pragma once
 
-#include "infra/rates/rate_source.h"
-#include "infra/runtime/worker.h"
+#include "infra/adapters/rates/rate_source.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::workers::settlement {
 

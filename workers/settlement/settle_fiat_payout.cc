@@ -1,14 +1,14 @@
 #include "workers/settlement/settle_fiat_payout.h"
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/fiat_payouts.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/fiat_payouts/fiat_payouts.h"
+#include "infra/store/outbox/outbox.h"
 #include "workers/settlement/apply_when_due.h"
 
 namespace payrail::workers::settlement {
 namespace {
 
-namespace fiat_payouts = infra::repositories::fiat_payouts;
+namespace fiat_payouts = infra::store::fiat_payouts;
 using infra::partners::Delivery;
 
 struct Settlement {
@@ -23,7 +23,7 @@ model::Status apply_result(pqxx::work& tx, const Settlement& settlement,
   auto payout = fiat_payouts::lock(tx, message.resource_id);
   if (!payout || payout->status != model::FiatPayoutStatus::processing ||
       payout->partner_outcome != "accepted" || !payout->resource.tracking) {
-    infra::outbox::mark_consumed(tx, message.message_id);
+    infra::store::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }
   const auto& resource = payout->resource;
@@ -48,7 +48,7 @@ model::Status apply_result(pqxx::work& tx, const Settlement& settlement,
                : model::FiatPayoutTrigger::partner_failed,
       {.failure_reason =
            credited ? std::nullopt : std::optional<std::string>(result->failure_reason)});
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("settlement.fiat_result", {{"fiat_payout_id", resource.id},
                                               {"result", credited ? "credited" : "returned"}});
   return model::ok_status();

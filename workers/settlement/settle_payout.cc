@@ -1,16 +1,16 @@
 #include "workers/settlement/settle_payout.h"
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/broadcasts.h"
-#include "infra/repositories/payouts.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/outbox/outbox.h"
+#include "infra/store/payouts/broadcasts.h"
+#include "infra/store/payouts/payouts.h"
 #include "workers/settlement/apply_when_due.h"
 
 namespace payrail::workers::settlement {
 namespace {
 
-namespace payouts = infra::repositories::payouts;
-namespace broadcasts = infra::repositories::broadcasts;
+namespace payouts = infra::store::payouts;
+namespace broadcasts = infra::store::broadcasts;
 
 using Recorded = std::map<std::string, broadcasts::Broadcast>;
 
@@ -31,7 +31,7 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
   const auto broadcast = payout ? broadcast_of(tx, recorded, payout->resource.id) : std::nullopt;
   if (!payout || payout->status != model::PayoutStatus::processing || !broadcast ||
       broadcast->outcome != "broadcast") {
-    infra::outbox::mark_consumed(tx, message.message_id);
+    infra::store::outbox::mark_consumed(tx, message.message_id);
     return model::ok_status();
   }
   const auto& resource = payout->resource;
@@ -48,7 +48,7 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
     return model::Error::make(model::ErrorCode::service_unavailable, "not yet confirmed");
   }
   payouts::transition(tx, *payout, model::PayoutTrigger::confirm, {.tx_hash = broadcast->tx_hash});
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("settlement.completed", {{"payout_id", resource.id}});
   return model::ok_status();
 }

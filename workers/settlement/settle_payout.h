@@ -1,8 +1,8 @@
 // payouts.broadcast -> completed (hold settled, tx_hash set, payout.completed).
 #pragma once
 
-#include "infra/chain/chain_adapter.h"
-#include "infra/runtime/worker.h"
+#include "infra/adapters/chain/chain_adapter.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::workers::settlement {
 

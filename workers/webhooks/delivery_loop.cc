@@ -4,16 +4,16 @@
 
 #include <algorithm>
 
-#include "infra/crypto/crypto.h"
-#include "infra/log/log.h"
-#include "infra/metrics/metrics.h"
-#include "infra/webhooks/retry_schedule.h"
-#include "infra/webhooks/secrets.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/plumbing/metrics/metrics.h"
+#include "infra/store/webhooks/secrets.h"
+#include "schemas/model/webhooks/retry_schedule.h"
 
 namespace payrail::workers::webhooks {
 namespace {
 
-namespace deliveries = infra::repositories::webhook_deliveries;
+namespace deliveries = infra::store::webhook_deliveries;
 namespace hooks = infra::webhooks;
 
 std::int64_t elapsed_ms(std::chrono::steady_clock::time_point since) {
@@ -257,7 +257,7 @@ void DeliveryLoop::deliver(hooks::DeliveryClient& client, const Queued& queued) 
   infra::metrics::record_webhook_attempt(attempt_result(outcome, target.has_value(), interrupted),
                                          static_cast<double>(outcome.latency_ms) / 1000.0);
   auto settled = deliveries::finish_attempt(pool_, delivery, outcome, options_.schedule_ms,
-                                            hooks::unit_random());
+                                            model::unit_random());
   if (!settled.ok()) {
     infra::log::warn("webhooks.finish_failed",
                      {{"delivery_id", delivery.delivery_id}, {"error", settled.error().message}});

@@ -18,11 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "infra/config/config.h"
-#include "infra/crypto/data_key.h"
-#include "infra/pg/pool.h"
-#include "infra/repositories/webhook_deliveries.h"
-#include "infra/webhooks/delivery_client.h"
+#include "infra/adapters/webhooks/delivery_client.h"
+#include "infra/plumbing/crypto/data_key.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/programs/config/config.h"
+#include "infra/store/webhooks/webhook_deliveries.h"
 
 namespace payrail::workers::webhooks {
 
@@ -78,7 +78,7 @@ class DeliveryLoop {
   void wake();
 
  private:
-  using Claimed = infra::repositories::webhook_deliveries::ClaimedDelivery;
+  using Claimed = infra::store::webhook_deliveries::ClaimedDelivery;
   struct Queued {
     Claimed delivery;
     std::chrono::steady_clock::time_point claimed_at;

@@ -1,12 +1,12 @@
 #include "workers/webhooks/fan_out.h"
 
-#include "infra/log/log.h"
-#include "infra/outbox/outbox.h"
-#include "infra/repositories/webhook_deliveries.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/store/outbox/outbox.h"
+#include "infra/store/webhooks/webhook_deliveries.h"
 
 namespace payrail::workers::webhooks {
 
-namespace deliveries = infra::repositories::webhook_deliveries;
+namespace deliveries = infra::store::webhook_deliveries;
 
 void prefetch_fan_outs(pqxx::work& tx, const std::vector<const topics::Envelope*>& messages) {
   std::vector<deliveries::FanOutMessage> fan_outs;
@@ -21,7 +21,7 @@ model::Status fan_out_event(pqxx::work& tx, const topics::Envelope& message,
                             const std::function<void()>& wake) {
   const auto fanned_out = deliveries::fan_out(tx, {message.message_id, message.resource_id});
   if (fanned_out.consumed) return model::ok_status();
-  infra::outbox::mark_consumed(tx, message.message_id);
+  infra::store::outbox::mark_consumed(tx, message.message_id);
   if (fanned_out.deliveries > 0) {
     infra::log::info(
         "webhooks.fanned_out",

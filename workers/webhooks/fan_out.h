@@ -3,7 +3,7 @@
 
 #include <functional>
 
-#include "infra/runtime/worker.h"
+#include "infra/programs/runtime/worker.h"
 
 namespace payrail::workers::webhooks {
 

@@ -2,8 +2,8 @@
 // organization and mode, and delivers them, signed, over HTTPS with retries kept in Postgres.
 #include <cstdlib>
 
-#include "infra/log/log.h"
-#include "infra/runtime/worker.h"
+#include "infra/plumbing/log/log.h"
+#include "infra/programs/runtime/worker.h"
 #include "workers/webhooks/delivery_loop.h"
 #include "workers/webhooks/fan_out.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "schemas/model/money.h"
+#include "schemas/model/money/money.h"
 
 namespace payrail::infra::evm::abi {
 namespace {

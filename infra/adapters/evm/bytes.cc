@@ -2,8 +2,8 @@
 
 #include <cctype>
 
-#include "schemas/model/hex.h"
-#include "schemas/model/keccak.h"
+#include "schemas/model/common/hex.h"
+#include "schemas/model/payouts/keccak.h"
 
 namespace payrail::infra::evm {
 namespace {

@@ -14,7 +14,7 @@ namespace payrail::infra::evm {
 using Bytes = std::string;
 using Hash = std::array<std::uint8_t, 32>;
 
-// Keccak-256 of `bytes` (schemas/model/keccak.h).
+// Keccak-256 of `bytes` (schemas/model/payouts/keccak.h).
 Hash keccak(std::string_view bytes);
 
 // "0x" followed by two lowercase hex digits per byte ("0x" for no bytes).

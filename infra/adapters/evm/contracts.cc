@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "infra/adapters/evm/abi.h"
-#include "schemas/model/embedded_file.h"
+#include "schemas/model/common/embedded_file.h"
 
 namespace payrail::generated {
 extern const payrail::model::EmbeddedFile evm_contract_files[];

@@ -9,7 +9,7 @@
 #include "infra/adapters/evm/node.h"
 #include "infra/adapters/evm/signer.h"
 #include "infra/adapters/evm/transaction.h"
-#include "schemas/model/result.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::infra::evm {
 

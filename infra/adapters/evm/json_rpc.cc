@@ -9,7 +9,7 @@
 #include <cctype>
 #include <optional>
 
-#include "schemas/model/json.h"
+#include "schemas/model/common/json.h"
 
 namespace payrail::infra::evm {
 namespace {

@@ -29,7 +29,7 @@
 #include <variant>
 #include <vector>
 
-#include "schemas/model/result.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::infra::evm {
 

@@ -4,7 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include "infra/adapters/evm/abi.h"
-#include "schemas/model/json.h"
+#include "schemas/model/common/json.h"
 
 namespace payrail::infra::evm {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "infra/adapters/evm/bytes.h"
 #include "infra/adapters/evm/uint256.h"
-#include "schemas/model/result.h"
+#include "schemas/model/common/result.h"
 
 namespace payrail::infra::evm::rlp {
 

@@ -4,8 +4,8 @@
 // Key custody. The private key never appears in a log, an error message, an exception's text or
 // any output: no function here returns or prints it, error texts never include it, and its
 // memory is wiped (OPENSSL_cleanse) when the signer is destroyed. At rest the key is sealed with
-// the data key (infra/crypto/data_key.h) by the store that keeps it; the signer is built from the
-// 32 raw bytes that DataKey::open() returns, and the caller wipes those too.
+// the data key (infra/plumbing/crypto/data_key.h) by the store that keeps it; the signer is built
+// from the 32 raw bytes that DataKey::open() returns, and the caller wipes those too.
 #pragma once
 
 #include <array>
@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "infra/adapters/evm/bytes.h"
-#include "schemas/model/result.h"
+#include "schemas/model/common/result.h"
 
 struct secp256k1_context_struct;
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "schemas/model/hex.h"
+#include "schemas/model/common/hex.h"
 
 namespace payrail::infra::evm {
 namespace {

@@ -1,4 +1,4 @@
--- pgbench script: the SQL of one POST /v1/payouts create transaction (infra/repositories/
+-- pgbench script: the SQL of one POST /v1/payouts create transaction (infra/store/payouts/
 -- payouts.cc create(), in its order: idempotency record, limits lookup and payout in one
 -- statement (claimed_create.h), requested outbox row, transition log, event (no `events` outbox
 -- row: the bench organizations have no webhook endpoint), then the organization's hot rows last — the hold (its journal entry, postings and

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "infra/sanctions/sanctions.h"
+#include "infra/adapters/sanctions/sanctions.h"
 
 namespace {
 
@@ -64,8 +64,7 @@ std::vector<std::string> look_alikes(const std::vector<std::string>& names) {
 double microseconds_per_name(const std::vector<std::string>& names) {
   std::size_t total_bytes = 0;
   const auto started = Clock::now();
-  for (const auto& name : names)
-    total_bytes += payrail::infra::sanctions::normalize_name(name).size();
+  for (const auto& name : names) total_bytes += payrail::model::normalize_name(name).size();
   const std::chrono::duration<double, std::micro> elapsed = Clock::now() - started;
   if (total_bytes == 0) std::printf("(no output)\n");
   return elapsed.count() / static_cast<double>(names.size());
@@ -82,12 +81,11 @@ int main(int argc, char** argv) {
   const auto names = sdn_names(directory + "/ofac-sdn.csv");
   if (argc > 2 && std::string(argv[2]) == "--dump") {
     for (const auto& name : names) {
-      std::printf("%s\t%s\n", name.c_str(),
-                  payrail::infra::sanctions::normalize_name(name).c_str());
+      std::printf("%s\t%s\n", name.c_str(), payrail::model::normalize_name(name).c_str());
     }
     return 0;
   }
-  (void)payrail::infra::sanctions::normalize_name("warm up");
+  (void)payrail::model::normalize_name("warm up");
   const auto forms = look_alikes(names);
   std::printf("names: %zu SDN primary and alias names, %zu look-alike forms\n", names.size(),
               forms.size());

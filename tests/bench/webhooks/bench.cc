@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "infra/crypto/crypto.h"
+#include "infra/plumbing/crypto/crypto.h"
 #include "tests/support/bench.h"
 #include "tests/support/https_receiver.h"
 #include "tests/support/stack.h"

@@ -1,0 +1,59 @@
+#include "infra/store/screening/screening_workers.h"
+
+namespace payrail::infra::store::screening_workers {
+namespace {
+
+constexpr pg::Statement kHeartbeat{
+    "screening_heartbeat",
+    "INSERT INTO screening_workers (worker_id, list_version, heartbeat_at) VALUES ($1, $2, now()) "
+    "ON CONFLICT (worker_id) DO UPDATE SET list_version = EXCLUDED.list_version, "
+    "heartbeat_at = now()"};
+
+constexpr pg::Statement kAvailable{"screening_available",
+                                   "SELECT 1 FROM screening_workers WHERE list_version IS NOT NULL "
+                                   "AND heartbeat_at > now() - make_interval(secs => $1) LIMIT 1"};
+
+constexpr pg::Statement kLive{"screening_live",
+                              "SELECT worker_id, list_version FROM screening_workers "
+                              "WHERE heartbeat_at > now() - make_interval(secs => $1) "
+                              "ORDER BY worker_id"};
+
+constexpr pg::Statement kNotifyDecisions{"screening_notify_decisions",
+                                         "SELECT pg_notify('" PAYRAIL_DECISION_CHANNEL
+                                         "', id) FROM unnest($1::text[]) AS id"};
+
+void ignore_returned(const pqxx::row&) {}  // one empty row per notice
+
+}  // namespace
+
+void notify_decision(pqxx::work& tx, const std::string& resource_id) {
+  pg::defer_row(tx, kNotifyDecisions, pg::LockOrder::notifications, {resource_id}, ignore_returned);
+}
+
+model::Result<std::vector<LiveWorker>> list_live(pg::Pool& pool) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<LiveWorker>> {
+    std::vector<LiveWorker> workers;
+    for (const auto& row : pg::exec(tx, kLive, kHeartbeatFreshSeconds)) {
+      workers.push_back(
+          {row[0].as<std::string>(),
+           row[1].is_null() ? std::nullopt : std::optional<std::string>(row[1].as<std::string>())});
+    }
+    return workers;
+  });
+}
+
+model::Status heartbeat(pg::Pool& pool, const std::string& worker_id,
+                        const std::optional<std::string>& list_version) {
+  return pool.transact([&](pqxx::work& tx) -> model::Status {
+    pg::exec(tx, kHeartbeat, worker_id, list_version);
+    return model::ok_status();
+  });
+}
+
+model::Result<bool> sanctions_available(pg::Pool& pool) {
+  return pool.transact([&](pqxx::work& tx) -> model::Result<bool> {
+    return !pg::exec(tx, kAvailable, kHeartbeatFreshSeconds).empty();
+  });
+}
+
+}  // namespace payrail::infra::store::screening_workers

@@ -1,9 +1,0 @@
-#include "schemas/model/source_tree.h"
-
-namespace payrail::model {
-
-std::string_view source_directory() {
-  return PAYRAIL_SOURCE_DIR;
-}
-
-}  // namespace payrail::model
