@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,17 @@
   "to_char(" column " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
 namespace payrail::infra::store {
+
+// The one value of a statement that selects one column of one row (`SELECT count(*) ...`): the
+// only read by position, as there is nothing else it could be.
+template <class T>
+T scalar(const pqxx::result& result) {
+  if (result.size() != 1 || result.columns() != 1) {
+    throw std::logic_error("a scalar read found " + std::to_string(result.size()) + " rows of " +
+                           std::to_string(result.columns()) + " columns");
+  }
+  return result[0][0].as<T>();
+}
 
 inline std::optional<std::string> optional_text(const pqxx::field& field) {
   if (field.is_null()) return std::nullopt;

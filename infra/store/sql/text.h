@@ -53,10 +53,9 @@ template <std::size_t... N>
 constexpr Text<(N + ... + 0)> join(const Text<N>&... parts) {
   Text<(N + ... + 0)> joined;
   std::size_t at = 0;
-  ((
-       [&] {
-         for (std::size_t i = 0; i < N; ++i) joined.chars[at++] = parts.chars[i];
-       }()),
+  (([&] {
+     for (std::size_t i = 0; i < N; ++i) joined.chars[at++] = parts.chars[i];
+   }()),
    ...);
   joined.chars[at] = '\0';
   return joined;
@@ -98,7 +97,8 @@ constexpr std::string_view item_name(std::string_view item) {
   }
   if (alias != std::string_view::npos) return trim(item.substr(alias));
   for (const char c : item) {
-    const bool identifier = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    const bool identifier =
+        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
     if (!identifier) return {};
   }
   const auto dot = item.rfind('.');
@@ -129,13 +129,14 @@ constexpr void for_each_item(std::string_view list, Each each) {
 
 // The index of the column named `name` in `list`; does not compile when the list has none, or
 // two, of that name.
+// (An int: libpqxx 6 indexes a row's fields by int.)
 template <std::size_t N>
-consteval std::size_t column(const Text<N>& list, std::string_view name) {
-  std::size_t found = 0;
+consteval int column(const Text<N>& list, std::string_view name) {
+  int found = 0;
   int matches = 0;
   detail::for_each_item(list.view(), [&](std::size_t index, std::string_view item) {
     if (item == name) {
-      found = index;
+      found = static_cast<int>(index);
       ++matches;
     }
   });
@@ -145,8 +146,8 @@ consteval std::size_t column(const Text<N>& list, std::string_view name) {
 
 // How many columns `list` selects (where the next statement's columns start in a joined row).
 template <std::size_t N>
-consteval std::size_t column_count(const Text<N>& list) {
-  std::size_t count = 0;
+consteval int column_count(const Text<N>& list) {
+  int count = 0;
   detail::for_each_item(list.view(), [&](std::size_t, std::string_view) { ++count; });
   return count;
 }

@@ -8,13 +8,15 @@
 namespace payrail::infra::store::webhook_endpoints {
 namespace {
 
-#define PAYRAIL_ENDPOINT_COLUMNS \
-  "id, org_id, mode, url, events, active, " PAYRAIL_TIMESTAMP("created_at")
+// The columns read_row() maps, by name (sql::column).
+constexpr auto kColumns =
+    sql::concat("id, org_id, mode, url, events, active, ", sql::timestamp("created_at"));
 
-constexpr pg::Statement kInsert{
-    "webhook_endpoints_insert",
-    "INSERT INTO webhook_endpoints (id, org_id, mode, url, events, secret_ciphertext) "
-    "VALUES ($1, $2, $3, $4, $5::text[], $6) RETURNING " PAYRAIL_ENDPOINT_COLUMNS};
+constexpr auto kInsertSql = sql::concat(
+    "INSERT INTO webhook_endpoints (id, org_id, mode, url, events, secret_ciphertext) VALUES ($1, "
+    "$2, $3, $4, $5::text[], $6) RETURNING ",
+    kColumns);
+constexpr pg::Statement kInsert{"webhook_endpoints_insert", kInsertSql.c_str()};
 
 // Serializes endpoint creation per organization so the limit cannot be raced past, and orders it
 // against transactions that append events (they hold the row FOR KEY SHARE: see events.cc), so
@@ -27,17 +29,14 @@ constexpr pg::Statement kCountActive{
     "SELECT count(*) FROM webhook_endpoints WHERE org_id = $1 AND mode = $2 AND active "
     "AND deleted_at IS NULL"};
 
-constexpr pg::Statement kList{
-    "webhook_endpoints_list",
-    "SELECT " PAYRAIL_ENDPOINT_COLUMNS
-    " FROM webhook_endpoints WHERE deleted_at IS NULL AND" PAYRAIL_KEYSET_CONDITIONS(
-        "webhook_endpoints") PAYRAIL_KEYSET_ORDER,
-    pg::Plan::custom};
+constexpr auto kListSql =
+    sql::concat("SELECT ", kColumns, " FROM webhook_endpoints WHERE deleted_at IS NULL AND",
+                keyset_conditions("webhook_endpoints"), kKeysetOrder);
+constexpr pg::Statement kList{"webhook_endpoints_list", kListSql.c_str(), pg::Plan::custom};
 
-constexpr pg::Statement kFind{
-    "webhook_endpoints_find",
-    "SELECT " PAYRAIL_ENDPOINT_COLUMNS
-    " FROM webhook_endpoints WHERE id = $1 AND org_id = $2 AND mode = $3"};
+constexpr auto kFindSql = sql::concat(
+    "SELECT ", kColumns, " FROM webhook_endpoints WHERE id = $1 AND org_id = $2 AND mode = $3");
+constexpr pg::Statement kFind{"webhook_endpoints_find", kFindSql.c_str()};
 
 constexpr pg::Statement kDelete{
     "webhook_endpoints_delete",
@@ -53,13 +52,16 @@ constexpr pg::Statement kCancelPending{
 
 EndpointRow read_row(const pqxx::row& row) {
   EndpointRow endpoint;
-  endpoint.id = row[0].as<std::string>();
-  endpoint.org_id = row[1].as<std::string>();
-  endpoint.mode = *model::parse_mode(row[2].as<std::string>());
-  endpoint.url = row[3].as<std::string>();
-  endpoint.events = parse_text_array(row[4]);
-  endpoint.active = row[5].as<bool>();
-  endpoint.created_at = row[6].as<std::string>();
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kColumns, name);
+  };
+  endpoint.id = row[at("id")].as<std::string>();
+  endpoint.org_id = row[at("org_id")].as<std::string>();
+  endpoint.mode = *model::parse_mode(row[at("mode")].as<std::string>());
+  endpoint.url = row[at("url")].as<std::string>();
+  endpoint.events = parse_text_array(row[at("events")]);
+  endpoint.active = row[at("active")].as<bool>();
+  endpoint.created_at = row[at("created_at")].as<std::string>();
   return endpoint;
 }
 
@@ -77,7 +79,7 @@ model::Result<CreatedEndpoint> create(pqxx::work& tx, const NewEndpoint& endpoin
   if (!sealed.ok()) return sealed.error();
   pg::exec(tx, kLockOrganization, endpoint.org_id);
   const auto active = pg::exec(tx, kCountActive, endpoint.org_id, mode_text(endpoint.mode));
-  if (active[0][0].as<std::size_t>() >= kActiveEndpointsMax) {
+  if (scalar<std::size_t>(active) >= kActiveEndpointsMax) {
     return model::Error::make(model::ErrorCode::resource_limit_reached,
                               "An organization can have at most 16 webhook endpoints per mode; "
                               "delete one first.");
