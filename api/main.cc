@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "api/handlers/handlers.h"
-#include "api/handlers/screened_create.h"
+#include "api/handlers/idempotent_create.h"
 #include "api/health_probe.h"
 #include "api/http/server.h"
 #include "api/middleware/authentication.h"
@@ -17,7 +17,7 @@
 #include "infra/plumbing/auth/jwt.h"
 #include "infra/plumbing/kafka/producer.h"
 #include "infra/plumbing/log/log.h"
-#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/plumbing/pg/pool.h"
 #include "infra/programs/runtime/process.h"
 #include "infra/store/organizations/rate_limits.h"
@@ -73,11 +73,11 @@ int main() {
   const auto router = api::build_router();
   api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
                           static_cast<std::size_t>(config.api_queue_max));
-  infra::pg::GroupedWrites creates(
+  infra::store::GroupedWrites creates(
       pool, {.max_requests = static_cast<std::size_t>(config.create_group_max),
              .max_groups = static_cast<std::size_t>(config.create_groups),
              .stalled_after = std::chrono::milliseconds(config.create_group_stall_ms)});
-  api::screened_create::Answers answers(pool, static_cast<std::size_t>(config.create_group_max));
+  infra::store::creates::Answers answers(pool, static_cast<std::size_t>(config.create_group_max));
   api::Services services{.config = config,
                          .db = &pool,
                          .sessions = &*sessions,

@@ -2,7 +2,7 @@
 // thread: the screening worker NOTIFYs `payout_decisions` with the payout id in the transaction
 // that records the decision; one listener thread per API process wakes the waiters. A waiter is
 // registered before the create's transaction starts: the decision is committed after the create,
-// so it is never missed and the payout need not be re-read (api/handlers/screened_create.h).
+// so it is never missed and the payout need not be re-read (api/handlers/idempotent_create.h).
 #pragma once
 
 #include <pqxx/pqxx>

@@ -5,8 +5,13 @@
 
 namespace payrail::infra::pg {
 class Pool;
-class GroupedWrites;
 }  // namespace payrail::infra::pg
+namespace payrail::infra::store {
+class GroupedWrites;
+}  // namespace payrail::infra::store
+namespace payrail::infra::store::creates {
+class Answers;
+}  // namespace payrail::infra::store::creates
 namespace payrail::infra::auth {
 class JwtVerifier;
 }
@@ -20,9 +25,6 @@ class ApiKeyAuthenticator;
 class RateLimiter;
 class HealthProbe;
 class Router;
-namespace screened_create {
-class Answers;
-}
 }  // namespace payrail::api
 namespace payrail::infra::catalog {
 class Countries;
@@ -51,8 +53,8 @@ struct Services {
   WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
   const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
   const infra::collections::CollectionProviders* collection_providers = nullptr;
-  infra::pg::GroupedWrites* creates = nullptr;  // payout and fiat payout creates, grouped
-  screened_create::Answers* answers = nullptr;  // their answers, read and recorded in groups
+  infra::store::GroupedWrites* creates = nullptr;          // every create, grouped
+  infra::store::creates::Answers* answers = nullptr;  // their answers, read and recorded in groups
 };
 
 }  // namespace payrail::api

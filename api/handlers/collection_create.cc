@@ -3,12 +3,14 @@
 #include <array>
 
 #include "api/handlers/common.h"
-#include "api/handlers/screened_create.h"
+#include "api/handlers/idempotent_create.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
 #include "infra/adapters/collections/provider.h"
 #include "infra/adapters/rates/rate_source.h"
 #include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/ids.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/store/collections/collections.h"
 #include "infra/store/organizations/rails.h"
 #include "schemas/model/fiat_payouts/corridors.h"
@@ -49,7 +51,7 @@ model::Result<const model::PaymentMethod*> collection_method(const rapidjson::Va
 }
 
 model::Result<collections::NewCollection> validate(const RequestContext& context) {
-  auto key = screened_create::idempotency_key(context.request);
+  auto key = idempotent_create::idempotency_key(context.request);
   if (!key.ok()) return key.error();
   auto body = parse_body(context, kBodyFields);
   if (!body.ok()) return body.error();
@@ -79,7 +81,6 @@ model::Result<collections::NewCollection> validate(const RequestContext& context
   }
   if (metadata) request.metadata_json = model::json::serialize(*metadata);
   request.expires_after_s = context.services->config.collection_expires_after_s;
-  request.request_id = context.request.request_id;
   return request;
 }
 
@@ -109,39 +110,55 @@ model::Status check_live_mode(const RequestContext& context, const model::Paymen
   return model::ok_status();
 }
 
-// The answer is recorded in the creating transaction, so a visible key normally has one; without
-// one the first request is still in flight.
-model::Result<HttpResponse> answer_existing(const collections::NewCollection& request,
-                                            const idempotency::Record& record) {
-  const screened_create::CreateRequest keyed{request.scope, request.endpoint, request.request_hash};
-  if (auto same = screened_create::check_same_request(keyed, record); !same.ok()) {
-    return same.error();
-  }
-  if (auto answer = screened_create::recorded_answer(record)) return std::move(*answer);
-  return screened_create::request_in_progress();
+// The answer of a create, from the collection as it now is: 201 with its instructions.
+infra::store::creates::Answer created_response(const collections::CollectionRow& collection,
+                                               const std::string&) {
+  return {201, model::collection_json(collection.resource)};
 }
+
+const idempotent_create::Resource kCollectionResource{
+    .answer = [](pqxx::transaction_base& tx, const std::vector<idempotent_create::Wanted>& wanted) {
+      return infra::store::creates::answer_rows(tx, wanted, collections::find_many,
+                                                created_response);
+    }};
 
 }  // namespace
 
-model::Result<HttpResponse> create_collection(RequestContext& context) {
-  auto request = validate(context);
-  if (!request.ok()) return request.error();
-  auto& services = *context.services;
-  const auto mode = context.api_key->mode;
+void create_collection(ContextPtr context, Responder responder) {
+  auto request = validate(*context);
+  if (!request.ok()) return responder.send_error(request.error());
+  auto& services = *context->services;
+  const auto mode = context->api_key->mode;
+  const idempotent_create::CreateRequest keyed{request->scope, request->endpoint,
+                                               request->request_hash};
   if (mode == model::Mode::live) {
     // A retry with a used key gets the original answer even if live collections became
     // unavailable since.
-    auto existing = idempotency::find(*services.db, request->scope);
-    if (!existing.ok()) return existing.error();
-    if (*existing) return answer_existing(*request, **existing);
-    if (auto live = check_live_mode(context, *request->method); !live.ok()) return live.error();
+    auto unused = idempotent_create::replay_used_key(*context, std::move(responder),
+                                                     kCollectionResource, keyed);
+    if (!unused) return;
+    responder = std::move(*unused);
+    if (auto live = check_live_mode(*context, *request->method); !live.ok()) {
+      return responder.send_error(live.error());
+    }
   }
   auto provider = services.collection_providers->for_mode(mode);
-  if (!provider.ok()) return provider.error();
-  auto outcome = collections::create(*services.db, *request, **provider);
-  if (!outcome.ok()) return outcome.error();
-  if (outcome->existing) return answer_existing(*request, *outcome->existing);
-  return HttpResponse::json(201, model::collection_json(outcome->created->resource));
+  if (!provider.ok()) return responder.send_error(provider.error());
+  request->id = infra::new_id("col_");
+  request->reference = collections::new_reference();
+  request->provider = std::string((*provider)->name());
+  request->instructions_json = (*provider)->instructions_json(*request->method, request->reference);
+  // Collections hold no balance: their creates take no contended row, whatever their group.
+  auto outcome = services.creates->write_one<collections::CreateOutcome>(
+      "", [&](pqxx::work& tx) { return collections::create(tx, *request); },
+      collections::create_ahead(*request));
+  if (!outcome.ok()) return responder.send_error(outcome.error());
+  if (outcome->existing) {
+    return idempotent_create::respond_existing(*context, std::move(responder), kCollectionResource,
+                                               keyed, *outcome->existing);
+  }
+  idempotent_create::answer_now(*context, std::move(responder), kCollectionResource,
+                                request->scope, request->id);
 }
 
 }  // namespace payrail::api

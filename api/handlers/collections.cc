@@ -64,7 +64,7 @@ model::Result<HttpResponse> cancel_collection(RequestContext& context) {
 
 void register_collection_routes(Router& router) {
   router.add(
-      {"POST", "/v1/collections", Access::api_key, "collections:write", sync(create_collection)});
+      {"POST", "/v1/collections", Access::api_key, "collections:write", create_collection});
   router.add(
       {"GET", "/v1/collections", Access::api_key, "collections:read", sync(list_collections)});
   router.add(

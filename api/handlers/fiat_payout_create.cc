@@ -3,7 +3,7 @@
 #include <array>
 
 #include "api/handlers/common.h"
-#include "api/handlers/screened_create.h"
+#include "api/handlers/idempotent_create.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
 #include "infra/adapters/partners/payout_partner.h"
@@ -12,7 +12,7 @@
 #include "infra/plumbing/crypto/data_key.h"
 #include "infra/plumbing/ids.h"
 #include "infra/plumbing/log/log.h"
-#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/store/fiat_payouts/fiat_payouts.h"
 #include "infra/store/money/ledger.h"
 #include "infra/store/organizations/rails.h"
@@ -95,10 +95,10 @@ model::Result<ValidRequest> validate(const RequestContext& context, const rapidj
 // The key's request: the hash is keyed with the data key, so the idempotency record holds
 // nothing from which an account number could be recovered. During a key rotation a key used
 // before it also matches its hash under the previous key.
-screened_create::CreateRequest keyed_request(const ValidRequest& valid,
+idempotent_create::CreateRequest keyed_request(const ValidRequest& valid,
                                              const infra::crypto::DataKey& key) {
   const auto hashed = std::string(kEndpoint) + "\n" + model::json::canonical(*valid.body);
-  screened_create::CreateRequest request{valid.scope, std::string(kEndpoint),
+  idempotent_create::CreateRequest request{valid.scope, std::string(kEndpoint),
                                          infra::crypto::hmac_sha256(key.bytes(), hashed)};
   if (!key.previous_bytes().empty()) {
     request.previous_request_hash = infra::crypto::hmac_sha256(key.previous_bytes(), hashed);
@@ -110,7 +110,7 @@ screened_create::CreateRequest keyed_request(const ValidRequest& valid,
 // value for limits.
 model::Result<fiat_payouts::NewFiatPayout> to_new_payout(
     const RequestContext& context, const ValidRequest& valid,
-    const screened_create::CreateRequest& keyed, const infra::crypto::DataKey& key) {
+    const idempotent_create::CreateRequest& keyed, const infra::crypto::DataKey& key) {
   auto sealed = key.seal(valid.account.full_json());
   if (!sealed.ok()) return sealed.error();
   auto source = context.services->rates->for_mode(valid.scope.mode);
@@ -172,7 +172,7 @@ model::Status check_live_mode(const RequestContext& context, std::string_view co
 }
 
 // The answer for a fiat payout once its screening is decided (or the wait ran out).
-HttpResponse decision_response(const fiat_payouts::FiatPayoutRow& payout,
+infra::store::creates::Answer decision_response(const fiat_payouts::FiatPayoutRow& payout,
                                const std::string& request_id) {
   if (payout.status == model::FiatPayoutStatus::blocked) {
     auto error = Error::make(ErrorCode::screening_blocked,
@@ -180,15 +180,16 @@ HttpResponse decision_response(const fiat_payouts::FiatPayoutRow& payout,
                              "payout " +
                                  payout.resource.id + ").");
     error.extra["fiat_payout_id"] = payout.resource.id;
-    return error_response(error, request_id);
+    const auto response = error_response(error, request_id);
+    return {response.status, response.body};
   }
   const int status = payout.status == model::FiatPayoutStatus::pending_approval ? 202 : 201;
-  return HttpResponse::json(status, model::fiat_payout_json(payout.resource));
+  return {status, model::fiat_payout_json(payout.resource)};
 }
 
-const screened_create::Resource kFiatPayoutResource{
-    .answer = [](pqxx::transaction_base& tx, const std::vector<screened_create::Wanted>& wanted) {
-      return screened_create::answer_rows(tx, wanted, fiat_payouts::find_many, decision_response);
+const idempotent_create::Resource kFiatPayoutResource{
+    .answer = [](pqxx::transaction_base& tx, const std::vector<idempotent_create::Wanted>& wanted) {
+      return infra::store::creates::answer_rows(tx, wanted, fiat_payouts::find_many, decision_response);
     }};
 
 // Everything after validation: the live checks (a used key is answered first), the create
@@ -201,7 +202,7 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
   if (valid.scope.mode == model::Mode::live) {
     // A retry with a used key gets the original answer even if live fiat payouts became
     // unavailable since.
-    auto unused = screened_create::replay_used_key(*context, std::move(responder),
+    auto unused = idempotent_create::replay_used_key(*context, std::move(responder),
                                                    kFiatPayoutResource, keyed);
     if (!unused) return;
     responder = std::move(*unused);
@@ -212,7 +213,7 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
   auto request = to_new_payout(*context, valid, keyed, *key);
   if (!request.ok()) return responder.send_error(request.error());
   request->id = infra::new_id("fpo_");
-  screened_create::DecisionWait decision(context, kFiatPayoutResource, request->scope, request->id);
+  idempotent_create::DecisionWait decision(context, kFiatPayoutResource, request->scope, request->id);
   auto outcome = services.creates->write_one<fiat_payouts::CreateOutcome>(
       infra::store::ledger::balance_key(request->scope.org_id, request->scope.mode,
                                         fiat_payouts::kFundingAsset),
@@ -220,7 +221,7 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
       fiat_payouts::create_ahead(*request));
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
-    return screened_create::respond_existing(*context, std::move(responder), kFiatPayoutResource,
+    return idempotent_create::respond_existing(*context, std::move(responder), kFiatPayoutResource,
                                              keyed, *outcome->existing);
   }
   services.relay->wake();
@@ -230,7 +231,7 @@ void create_validated(ContextPtr context, Responder responder, const ValidReques
 }  // namespace
 
 void create_fiat_payout(ContextPtr context, Responder responder) {
-  auto key = screened_create::idempotency_key(context->request);
+  auto key = idempotent_create::idempotency_key(context->request);
   if (!key.ok()) return responder.send_error(key.error());
   auto body = parse_body(*context, kBodyFields);
   if (!body.ok()) return responder.send_error(body.error());

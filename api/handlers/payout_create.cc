@@ -3,13 +3,13 @@
 #include <array>
 
 #include "api/handlers/common.h"
-#include "api/handlers/screened_create.h"
+#include "api/handlers/idempotent_create.h"
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
 #include "infra/adapters/chain/chain_adapter.h"
 #include "infra/plumbing/crypto/crypto.h"
 #include "infra/plumbing/ids.h"
-#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/store/money/ledger.h"
 #include "infra/store/outbox/relay.h"
 #include "infra/store/payouts/payouts.h"
@@ -37,7 +37,7 @@ constexpr std::array kDestinationFields{Field{"network", Kind::string, true},
                                         Field{"address", Kind::string, true}};
 
 model::Result<payouts::NewPayout> validate(const RequestContext& context) {
-  auto key = screened_create::idempotency_key(context.request);
+  auto key = idempotent_create::idempotency_key(context.request);
   if (!key.ok()) return key.error();
   auto body = parse_body(context, kBodyFields);
   if (!body.ok()) return body.error();
@@ -104,21 +104,22 @@ model::Status check_live_mode(const RequestContext& context) {
 }
 
 // The answer for a payout once its screening is decided (or the wait ran out).
-HttpResponse decision_response(const payouts::PayoutRow& payout, const std::string& request_id) {
+infra::store::creates::Answer decision_response(const payouts::PayoutRow& payout, const std::string& request_id) {
   if (payout.status == model::PayoutStatus::blocked) {
     auto error = Error::make(ErrorCode::screening_blocked,
                              "The destination was blocked by screening; no funds moved (payout " +
                                  payout.resource.id + ").");
     error.extra["payout_id"] = payout.resource.id;
-    return error_response(error, request_id);
+    const auto response = error_response(error, request_id);
+    return {response.status, response.body};
   }
   const int status = payout.status == model::PayoutStatus::pending_approval ? 202 : 201;
-  return HttpResponse::json(status, model::payout_json(payout.resource));
+  return {status, model::payout_json(payout.resource)};
 }
 
-const screened_create::Resource kPayoutResource{
-    .answer = [](pqxx::transaction_base& tx, const std::vector<screened_create::Wanted>& wanted) {
-      return screened_create::answer_rows(tx, wanted, payouts::find_many, decision_response);
+const idempotent_create::Resource kPayoutResource{
+    .answer = [](pqxx::transaction_base& tx, const std::vector<idempotent_create::Wanted>& wanted) {
+      return infra::store::creates::answer_rows(tx, wanted, payouts::find_many, decision_response);
     }};
 
 }  // namespace
@@ -127,13 +128,13 @@ void create_payout(ContextPtr context, Responder responder) {
   auto request = validate(*context);
   if (!request.ok()) return responder.send_error(request.error());
   auto& services = *context->services;
-  const screened_create::CreateRequest keyed{request->scope, request->endpoint,
+  const idempotent_create::CreateRequest keyed{request->scope, request->endpoint,
                                              request->request_hash};
   if (context->api_key->mode == model::Mode::live) {
     // A retry with a used key gets the original answer even if live payouts became unavailable
     // since. (In test mode nothing is checked between here and the claim in create().)
     auto unused =
-        screened_create::replay_used_key(*context, std::move(responder), kPayoutResource, keyed);
+        idempotent_create::replay_used_key(*context, std::move(responder), kPayoutResource, keyed);
     if (!unused) return;
     responder = std::move(*unused);
     if (auto live = check_live_mode(*context); !live.ok()) {
@@ -141,7 +142,7 @@ void create_payout(ContextPtr context, Responder responder) {
     }
   }
   request->id = infra::new_id("po_");
-  screened_create::DecisionWait decision(context, kPayoutResource, request->scope, request->id);
+  idempotent_create::DecisionWait decision(context, kPayoutResource, request->scope, request->id);
   auto outcome = services.creates->write_one<payouts::CreateOutcome>(
       infra::store::ledger::balance_key(request->scope.org_id, request->scope.mode,
                                         request->currency),
@@ -149,7 +150,7 @@ void create_payout(ContextPtr context, Responder responder) {
       payouts::create_ahead(*request));
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
-    return screened_create::respond_existing(*context, std::move(responder), kPayoutResource, keyed,
+    return idempotent_create::respond_existing(*context, std::move(responder), kPayoutResource, keyed,
                                              *outcome->existing);
   }
   services.relay->wake();

@@ -28,7 +28,7 @@ class Payouts : public ::testing::Test {
   std::string transitions_of(const std::string& id) {
     return stack_->database().scalar(
         "SELECT string_agg(coalesce(from_status, '-') || '>' || to_status || ':' || trigger, ',' "
-        "ORDER BY id) FROM payout_transitions WHERE payout_id = '" +
+        "ORDER BY id) FROM resource_transitions WHERE resource_type = 'payout' AND resource_id = '" +
         id + "'");
   }
   std::string event_sequences_of(const std::string& id) {

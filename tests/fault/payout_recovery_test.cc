@@ -101,7 +101,7 @@ TEST_F(PayoutRecovery, ReplayingEveryPayoutTopicFromZeroChangesNothing) {
   const auto snapshot = [&] {
     return db.scalar(
         "SELECT (SELECT count(*) FROM events) || '/' || "
-        "(SELECT count(*) FROM payout_transitions) || '/' || "
+        "(SELECT count(*) FROM resource_transitions WHERE resource_type = 'payout') || '/' || "
         "(SELECT count(*) FROM journal_entries) || '/' || "
         "(SELECT string_agg(org_id || mode || asset || available || held, ',' "
         " ORDER BY org_id, mode, asset) FROM balances)");
@@ -149,7 +149,7 @@ TEST_F(PayoutRecovery, ReplayingApprovalsAwaitingSettlementSendsNothingTwice) {
   const auto sent_and_recorded =
       "SELECT (SELECT count(*) FROM outbox WHERE topic = 'payouts.broadcast' AND message_key IN " +
       ids + ") || '/' || (SELECT count(*) FROM events WHERE resource_id IN " + ids +
-      ") || '/' || (SELECT count(*) FROM payout_transitions WHERE payout_id IN " + ids + ")";
+      ") || '/' || (SELECT count(*) FROM resource_transitions WHERE resource_id IN " + ids + ")";
   const auto before = db.scalar(sent_and_recorded);
   EXPECT_EQ(before.substr(0, before.find('/')), std::to_string(kPayouts));
 

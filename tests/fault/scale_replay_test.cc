@@ -49,7 +49,7 @@ class ScaleAndReplay : public ::testing::Test {
     const auto payouts = "(SELECT id FROM payouts WHERE org_id IN (" + list + "))";
     return stack_->database().scalar(
         "SELECT (SELECT count(*) FROM events WHERE resource_id IN " + payouts + ") || '/' || " +
-        "(SELECT count(*) FROM payout_transitions WHERE payout_id IN " + payouts + ") || '/' || " +
+        "(SELECT count(*) FROM resource_transitions WHERE resource_id IN " + payouts + ") || '/' || " +
         "(SELECT count(*) FROM journal_entries WHERE resource_id IN " + payouts + ") || '/' || " +
         "(SELECT string_agg(status, ',' ORDER BY id) FROM payouts WHERE org_id IN (" + list +
         ")) || '/' || (SELECT string_agg(org_id || mode || asset || available || held, ',' "

@@ -221,7 +221,7 @@ TEST_F(BatchRowLocks, ATransitionFromARowChangedSinceItWasReadFailsTheTransactio
   EXPECT_FALSE(committed.ok());
   EXPECT_EQ(database_->scalar("SELECT status FROM payouts WHERE id = '" + id + "'"), "pending");
   EXPECT_EQ(
-      database_->scalar("SELECT count(*) FROM payout_transitions WHERE payout_id = '" + id + "'"),
+      database_->scalar("SELECT count(*) FROM resource_transitions WHERE resource_id = '" + id + "'"),
       "0");
 }
 
@@ -371,7 +371,7 @@ TEST_F(BatchRowLocks, AnExecutionBatchRecordsOneIntentPerPayoutWithAMessageTwice
     EXPECT_EQ(broadcasts_of(id), "1 broadcast");
     EXPECT_EQ(database_->scalar("SELECT status FROM payouts WHERE id = '" + id + "'"),
               "processing");
-    EXPECT_EQ(database_->scalar("SELECT count(*) FROM payout_transitions WHERE payout_id = '" + id +
+    EXPECT_EQ(database_->scalar("SELECT count(*) FROM resource_transitions WHERE resource_id = '" + id +
                                 "' AND to_status = 'processing'"),
               "1");
     EXPECT_EQ(database_->scalar("SELECT count(*) FROM outbox WHERE topic = 'payouts.broadcast' "

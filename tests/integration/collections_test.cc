@@ -6,6 +6,8 @@
 // applying to test-mode collections only; expiry batches are bounded.
 #include <gtest/gtest.h>
 
+#include "infra/plumbing/ids.h"
+
 #include <map>
 
 #include "infra/adapters/collections/provider.h"
@@ -39,6 +41,7 @@ class CollectionsStorage : public ::testing::Test {
   std::string create(model::Mode mode, const std::string& key) {
     const infra::collections::SimulatedCollectionProvider provider(mode);
     collections::NewCollection request;
+    request.id = infra::new_id("col_");
     request.scope = {"org_collections1", mode, key};
     request.endpoint = "POST /v1/collections";
     request.request_hash = key;
@@ -46,8 +49,10 @@ class CollectionsStorage : public ::testing::Test {
     request.currency = "CAD";
     request.method = model::find_collection_method("eft");
     request.expires_after_s = kSeventyTwoHours;
-    request.request_id = "req_test";
-    auto outcome = collections::create(*pool_, request, provider);
+    request.reference = collections::new_reference();
+    request.provider = std::string(provider.name());
+    request.instructions_json = provider.instructions_json(*request.method, request.reference);
+    auto outcome = pool_->transact([&](pqxx::work& tx) { return collections::create(tx, request); });
     EXPECT_TRUE(outcome.ok() && outcome->created);
     return outcome->created->resource.id;
   }

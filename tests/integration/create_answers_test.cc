@@ -1,4 +1,4 @@
-// The answers of creates, read and recorded in groups (api::screened_create::Answers), against
+// The answers of creates, read and recorded in groups (infra::store::creates::Answers), against
 // a real database: the answers that wait while a group is written are written next as one group,
 // each with its own response and record; an answer recorded for a key first stands; two answers
 // for one key never share a group; a resource that cannot be read fails its own answer only.
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "api/handlers/screened_create.h"
+#include "infra/store/creates/answers.h"
 #include "infra/store/creates/idempotency.h"
 #include "tests/support/database.h"
 
@@ -18,9 +18,10 @@ namespace payrail::testing {
 namespace {
 
 namespace idempotency = infra::store::idempotency;
-using api::screened_create::Answers;
-using api::screened_create::Resource;
-using api::screened_create::Wanted;
+using infra::store::creates::Answer;
+using infra::store::creates::Answers;
+using infra::store::creates::Resource;
+using infra::store::creates::Wanted;
 
 constexpr const char* kOrganization = "org_answers";
 constexpr const char* kMissing = "po_missing";
@@ -85,12 +86,12 @@ class CreateAnswers : public ::testing::Test {
       while (first && hold_first && !release && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::yield();
       }
-      std::vector<std::optional<api::HttpResponse>> answers;
+      std::vector<std::optional<Answer>> answers;
       for (const auto& one : wanted) {
         if (one.id == kMissing) {
           answers.emplace_back();
         } else {
-          answers.push_back(api::HttpResponse::json(201, "{\"id\":\"" + one.id + "\"}"));
+          answers.push_back(Answer{201, "{\"id\":\"" + one.id + "\"}"});
         }
       }
       return answers;
@@ -105,7 +106,7 @@ TEST_F(CreateAnswers, AnswersArrivingWhileAGroupIsWrittenAreWrittenTogether) {
   Answers answers(*pool_, 16);
   TestResource test;
   test.hold_first = true;
-  std::vector<std::optional<model::Result<api::HttpResponse>>> results(6);
+  std::vector<std::optional<model::Result<Answer>>> results(6);
   std::vector<std::thread> threads;
   for (int i = 0; i < 6; ++i) {
     const auto id = "po_group_" + std::to_string(i);
@@ -157,7 +158,7 @@ TEST_F(CreateAnswers, TwoAnswersForOneKeyAreNeverInOneGroup) {
   test.hold_first = true;
   const auto other = claimed("same-key-blocker", "po_blocker");
   const auto scope = claimed("same-key", "po_same");
-  std::optional<model::Result<api::HttpResponse>> blocker, first, second;
+  std::optional<model::Result<Answer>> blocker, first, second;
   std::thread hold([&] {
     blocker = answers.answer(test.resource, Wanted{other, "po_blocker", "r0"});
   });
@@ -187,7 +188,7 @@ TEST_F(CreateAnswers, AResourceThatCannotBeReadFailsItsOwnAnswerOnly) {
   const auto blocker = claimed("missing-blocker", "po_blocker2");
   const auto missing = claimed("missing", kMissing);
   const auto present = claimed("present", "po_present");
-  std::optional<model::Result<api::HttpResponse>> held, lost, found;
+  std::optional<model::Result<Answer>> held, lost, found;
   std::thread hold([&] {
     held = answers.answer(test.resource, Wanted{blocker, "po_blocker2", "r0"});
   });

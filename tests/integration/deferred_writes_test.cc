@@ -1,4 +1,4 @@
-// Balance changes and spend give-backs deferred to the end of the transaction (pg::defer_row),
+// Balance changes and spend give-backs deferred to the end of the transaction (store::defer_row),
 // against a real database: a transaction's changes are summed into each row just before it
 // commits; until then the balance row is not locked (another transaction can lock it), after
 // that it is; a rolled-back savepoint discards its changes, a kept one carries them; a change
@@ -12,6 +12,7 @@
 
 #include "infra/plumbing/pg/pool.h"
 #include "infra/programs/runtime/worker.h"
+#include "infra/store/sql/deferred_writes.h"
 #include "infra/store/money/ledger.h"
 #include "infra/store/money/spend.h"
 #include "infra/store/webhooks/events.h"
@@ -103,7 +104,7 @@ TEST_F(DeferredWrites, ChangesAreSummedAndTheRowIsLockedOnlyFromTheFlush) {
     // A second application of the same movement is still refused by its journal entry.
     EXPECT_EQ(apply(tx, org_id, Movement::settle, "po_a", "100"), ledger::Applied::already_applied);
     EXPECT_TRUE(balance_lockable(org_id)) << "the balance row is locked before the flush";
-    infra::pg::flush_deferred(tx);
+    infra::store::flush_deferred(tx);
     EXPECT_FALSE(balance_lockable(org_id)) << "the flush did not lock the balance row";
   });
   ASSERT_TRUE(committed.ok());

@@ -150,7 +150,7 @@ TEST_F(EventSubscriptions, AnEndpointWaitsForEventsInFlight) {
   EXPECT_TRUE(has_message(append("org_race2", model::Mode::test, "payout.created")));
 }
 
-// Deferred to the commit (pg::defer_row): inside the transaction nothing is written yet; at the
+// Deferred to the commit (store::defer_row): inside the transaction nothing is written yet; at the
 // commit every event is, and a message exists for each subscribed one, whatever the number.
 TEST_F(EventSubscriptions, ATransactionsEventsAreWrittenTogetherAtItsCommit) {
   ASSERT_TRUE(endpoints::create(*pool_,

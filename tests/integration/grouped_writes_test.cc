@@ -1,4 +1,4 @@
-// Grouped creates (pg::GroupedWrites) against a real database, with the real payout create: the
+// Grouped creates (store::GroupedWrites) against a real database, with the real payout create: the
 // requests that wait while a group is written are written together in one transaction; a refused
 // request (insufficient_balance, limit_exceeded, a failing statement) is rolled back alone and
 // the rest of its group commits; two requests with one Idempotency-Key in one group create one
@@ -18,7 +18,7 @@
 
 #include "infra/plumbing/crypto/crypto.h"
 #include "infra/plumbing/ids.h"
-#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/store/fiat_payouts/fiat_payouts.h"
 #include "infra/store/money/ledger.h"
 #include "infra/store/money/spend.h"
@@ -74,7 +74,7 @@ class GroupedWrites : public DatabaseSuite<4> {
   // insert ahead as the API's creates do. `before` runs in each request's transaction before its
   // create. Returns each one's outcome.
   using Before = std::function<void(pqxx::work& tx, std::size_t index)>;
-  static std::vector<Outcome> write_behind_first(infra::pg::GroupedWrites& writes,
+  static std::vector<Outcome> write_behind_first(infra::store::GroupedWrites& writes,
                                                  const std::vector<payouts::NewPayout>& requests,
                                                  const Before& before = {}) {
     std::vector<std::optional<Outcome>> outcomes(requests.size());
@@ -113,7 +113,7 @@ class GroupedWrites : public DatabaseSuite<4> {
   // given whether the second has been written, and decides how long the first holds its group.
   // Both are written, in two transactions.
   using Hold = std::function<void(const std::atomic<bool>& second_done)>;
-  static void write_while_first_holds(infra::pg::GroupedWrites& writes, const Hold& hold) {
+  static void write_while_first_holds(infra::store::GroupedWrites& writes, const Hold& hold) {
     const auto org_id = new_organization();
     const auto first = payout(org_id, "1.00");
     const auto second = payout(org_id, "2.00");
@@ -166,7 +166,7 @@ class GroupedWrites : public DatabaseSuite<4> {
 };
 
 TEST_F(GroupedWrites, RequestsThatWaitAreWrittenInOneTransaction) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto first = new_organization();
   const auto second = new_organization();
   std::vector<payouts::NewPayout> requests;
@@ -182,7 +182,7 @@ TEST_F(GroupedWrites, RequestsThatWaitAreWrittenInOneTransaction) {
   EXPECT_EQ(held(first), "90.00");
   EXPECT_EQ(held(second), "80.00");
   // Each payout has its own transition log, event and payouts.requested message.
-  EXPECT_EQ(count("payout_transitions", "payout_id IN (SELECT id FROM payouts WHERE org_id IN ('" +
+  EXPECT_EQ(count("resource_transitions", "resource_id IN (SELECT id FROM payouts WHERE org_id IN ('" +
                                             first + "','" + second + "'))"),
             "17");
   EXPECT_EQ(count("events", "org_id IN ('" + first + "','" + second + "')"), "17");
@@ -194,7 +194,7 @@ TEST_F(GroupedWrites, RequestsThatWaitAreWrittenInOneTransaction) {
 }
 
 TEST_F(GroupedWrites, ARefusedRequestIsRolledBackAloneAndTheRestOfItsGroupCommits) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto funded = new_organization();
   const auto short_of_funds = new_organization();
   ASSERT_TRUE(
@@ -228,7 +228,7 @@ TEST_F(GroupedWrites, ARefusedRequestIsRolledBackAloneAndTheRestOfItsGroupCommit
     EXPECT_EQ(count("idempotency_keys", "idempotency_key = '" + refused.scope.key + "'"), "0");
     EXPECT_EQ(count("journal_entries", "resource_id = '" + refused.id + "'"), "0");
     EXPECT_EQ(count("events", "resource_id = '" + refused.id + "'"), "0");
-    EXPECT_EQ(count("payout_transitions", "payout_id = '" + refused.id + "'"), "0");
+    EXPECT_EQ(count("resource_transitions", "resource_id = '" + refused.id + "'"), "0");
   }
   EXPECT_EQ(count("events", "org_id IN ('" + funded + "','" + short_of_funds + "')"), "4");
   // The daily spend counts the committed payouts only.
@@ -236,7 +236,7 @@ TEST_F(GroupedWrites, ARefusedRequestIsRolledBackAloneAndTheRestOfItsGroupCommit
 }
 
 TEST_F(GroupedWrites, ARequestWhoseStatementFailsIsIsolatedFromItsGroup) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto org_id = new_organization();
   auto requests = std::vector<payouts::NewPayout>{payout(org_id, "1.00"), payout(org_id, "2.00"),
                                                   payout(org_id, "3.00"), payout(org_id, "4.00")};
@@ -254,7 +254,7 @@ TEST_F(GroupedWrites, ARequestWhoseStatementFailsIsIsolatedFromItsGroup) {
 }
 
 TEST_F(GroupedWrites, OneKeyTwiceInAGroupCreatesOnePayout) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto org_id = new_organization();
   const std::vector<payouts::NewPayout> requests{payout(org_id, "1.00"),
                                                  payout(org_id, "5.00", "the-same-key"),
@@ -278,7 +278,7 @@ TEST_F(GroupedWrites, OneKeyTwiceInAGroupCreatesOnePayout) {
 }
 
 TEST_F(GroupedWrites, ARequestThatFindsASlotFreeIsWrittenAloneAtOnce) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 2});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 2});
   // The first holds its slot until the second, written in the other slot, has committed.
   write_while_first_holds(writes, [](const std::atomic<bool>& second_done) {
     while (!second_done) std::this_thread::yield();
@@ -288,7 +288,7 @@ TEST_F(GroupedWrites, ARequestThatFindsASlotFreeIsWrittenAloneAtOnce) {
 // With a stall threshold, a free slot is not enough: a request that arrives while a group is
 // being written, and is not stalled, waits for it and goes into the next group.
 TEST_F(GroupedWrites, ARequestWaitsForAGroupThatIsNotStalledThoughASlotIsFree) {
-  infra::pg::GroupedWrites writes(
+  infra::store::GroupedWrites writes(
       *pool_, {.max_requests = 16, .max_groups = 2, .stalled_after = std::chrono::seconds(10)});
   bool second_done_while_first_ran = true;
   write_while_first_holds(writes, [&](const std::atomic<bool>& second_done) {
@@ -305,7 +305,7 @@ TEST_F(GroupedWrites, ARequestWaitsForAGroupThatIsNotStalledThoughASlotIsFree) {
 // ... and once the group being written has taken longer than the threshold (a lock wait, say),
 // the next one starts in the free slot: a stalled group does not hold up every create.
 TEST_F(GroupedWrites, AStalledGroupLetsTheNextOneStartInTheFreeSlot) {
-  infra::pg::GroupedWrites writes(
+  infra::store::GroupedWrites writes(
       *pool_,
       {.max_requests = 16, .max_groups = 2, .stalled_after = std::chrono::milliseconds(50)});
   write_while_first_holds(writes, [](const std::atomic<bool>& second_done) {
@@ -351,7 +351,7 @@ TEST_F(GroupedWrites, ACreateReadsTheLimitOverridesOfItsOwnModeWithItsClaim) {
   EXPECT_EQ(count("payouts", "id = '" + again.id + "'"), "0");
 }
 
-// The group's first pass defers every hold and spend reservation to its commit (pg::grouped):
+// The group's first pass defers every hold and spend reservation to its commit (store::grouped):
 // neither the balance nor the counters change before the flush, and both take the group's sums
 // at it, one entry per payout.
 TEST_F(GroupedWrites, InAGroupsFirstPassHoldsAndReservationsAreWrittenAtTheCommit) {
@@ -368,13 +368,13 @@ TEST_F(GroupedWrites, InAGroupsFirstPassHoldsAndReservationsAreWrittenAtTheCommi
       org_id + "' AND period = 'day'";
   std::vector<std::string> seen;
   const auto written = pool_->transact([&](pqxx::work& tx) -> model::Status {
-    infra::pg::mark_grouped(tx);
+    infra::store::mark_grouped(tx);
     for (const auto& request : requests) {
       auto created = payouts::create(tx, request);
       if (!created.ok()) return created.error();
     }
     seen = {in_tx(tx, held_sql), in_tx(tx, day_sql)};
-    infra::pg::flush_deferred(tx);
+    infra::store::flush_deferred(tx);
     seen.push_back(in_tx(tx, held_sql));
     seen.push_back(in_tx(tx, day_sql));
     return model::ok_status();
@@ -387,7 +387,7 @@ TEST_F(GroupedWrites, InAGroupsFirstPassHoldsAndReservationsAreWrittenAtTheCommi
 }
 
 TEST_F(GroupedWrites, AGroupWhoseHoldsTogetherPassTheBalanceRefusesOnlyTheOneThatDoesNotFit) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto org_id = new_organization();  // 1,000,000 USDC
   ASSERT_TRUE(spend::set_overrides(*pool_, org_id, model::Mode::test,
                                    {.per_payout_usd = "5000000", .daily_usd = "5000000"})
@@ -419,7 +419,7 @@ TEST_F(GroupedWrites, AGroupWhoseHoldsTogetherPassTheBalanceRefusesOnlyTheOneTha
 }
 
 TEST_F(GroupedWrites, AGroupWhoseReservationsTogetherPassALimitRefusesOnlyTheOneThatDoesNotFit) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto org_id = new_organization();
   const auto other = new_organization();
   ASSERT_TRUE(spend::set_overrides(*pool_, org_id, model::Mode::test, {.daily_usd = "1000"}).ok());
@@ -450,7 +450,7 @@ TEST_F(GroupedWrites, AGroupWhoseReservationsTogetherPassALimitRefusesOnlyTheOne
 // The group's first pass claims every key and inserts every payout with one statement before
 // any create runs: each create of the group finds all the group's payouts written already.
 TEST_F(GroupedWrites, AGroupsCreatesClaimAndInsertWithOneStatementBeforeAnyOfThemRuns) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto org_id = new_organization();
   std::vector<payouts::NewPayout> requests;
   for (int i = 0; i < 4; ++i) requests.push_back(payout(org_id, "1.00"));
@@ -490,7 +490,7 @@ TEST_F(GroupedWrites, AGroupsCreatesClaimAndInsertWithOneStatementBeforeAnyOfThe
 // A fiat payout's group statement writes the same row as its create alone: the sealed account's
 // bytes (any byte, through hex), the rate's time and the masked account.
 TEST_F(GroupedWrites, AGroupsFiatPayoutCreatesReadAheadWriteTheRowsTheirCreatesWouldWrite) {
-  infra::pg::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
+  infra::store::GroupedWrites writes(*pool_, {.max_requests = 16, .max_groups = 1});
   const auto org_id = new_organization();
   std::vector<fiat_payouts::NewFiatPayout> requests;
   for (int i = 0; i < 3; ++i) {

@@ -88,7 +88,7 @@ PoolMetrics& pool_metrics(std::string_view pool, std::size_t max_connections);
 void record_pool_acquire(PoolMetrics& pool, double wait_seconds, bool timed_out);
 void set_pool_connections(PoolMetrics& pool, std::size_t in_use, std::size_t idle);
 void record_transaction(PoolMetrics& pool, std::string_view outcome);  // committed | ...
-// A group of requests written in one transaction (pg::GroupedWrites); `pass` is alone (a group of
+// A group of requests written in one transaction (store::GroupedWrites); `pass` is alone (a group of
 // one), together (no savepoints) or isolated (a savepoint per request, after a refusal).
 void record_write_group(std::string_view pool, std::size_t requests, std::string_view pass);
 

@@ -36,22 +36,13 @@ std::string with_network_timeouts(std::string url) {
   return url;
 }
 
-// What one transaction attempt (or one savepoint inside it) has left to do: hooks to run after
-// its commit and rows to write just before it. One frame per attempt in progress on this thread,
-// innermost last.
-struct DeferredWrite {
-  const Statement* statement;
-  LockOrder order;
-  ReturnedRowHandler on_returned;
-  std::vector<DeferredRow> rows;
-};
-
+// One transaction attempt (or one savepoint inside it): hooks to run after its commit, and the
+// state layers above keep for it (TransactionLocal), by type. One frame per attempt in progress on
+// this thread, innermost last.
 struct Frame {
   const pqxx::connection_base* connection = nullptr;  // the transaction's; a savepoint's parent's
   std::vector<std::function<void()>> hooks;
-  std::vector<DeferredWrite> writes;
-  bool grouped = false;                          // mark_grouped
-  std::map<std::string, pqxx::row> locked_rows;  // keep_locked_row
+  std::vector<std::pair<const void*, std::unique_ptr<TransactionLocal>>> locals;
 };
 
 thread_local std::vector<Frame> t_frames;
@@ -60,38 +51,25 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The frame of `tx`'s transaction, or null when it runs outside Pool::transact.
-Frame* frame_of(const pqxx::work& tx) {
-  if (t_frames.empty() || t_frames.back().connection != &tx.conn()) return nullptr;
+// The innermost frame of `connection`'s transaction, or null when it runs outside
+// Pool::transact.
+Frame* frame_of(const pqxx::connection_base& connection) {
+  if (t_frames.empty() || t_frames.back().connection != &connection) return nullptr;
   return &t_frames.back();
 }
 
-DeferredWrite& write_for(Frame& frame, const Statement& statement, LockOrder order,
-                         ReturnedRowHandler on_returned) {
-  for (auto& write : frame.writes) {
-    if (write.statement == &statement) return write;
+TransactionLocal* local_in(Frame& frame, const void* type_key) {
+  for (auto& [key, local] : frame.locals) {
+    if (key == type_key) return local.get();
   }
-  return frame.writes.emplace_back(DeferredWrite{&statement, order, on_returned, {}});
-}
-
-void write(pqxx::work& tx, const DeferredWrite& deferred) {
-  if (deferred.rows.empty()) return;
-  const auto returned = exec_rows(tx, *deferred.statement, deferred.rows);
-  if (deferred.on_returned) {
-    for (const auto& row : returned) deferred.on_returned(row);
-    return;
-  }
-  if (!returned.empty()) {
-    throw std::logic_error(std::string("deferred write found no row to change: ") +
-                           deferred.statement->name);
-  }
+  return nullptr;
 }
 
 }  // namespace
 
 // One execution for all the rows: column i of every row becomes array parameter $i+1.
 pqxx::result exec_rows(pqxx::work& tx, const Statement& statement,
-                       const std::vector<DeferredRow>& rows) {
+                       const std::vector<ArrayRow>& rows) {
   const auto width = rows.empty() ? 0 : rows.front().size();
   std::vector<std::string> arrays;
   for (std::size_t column = 0; column < width; ++column) {
@@ -116,84 +94,30 @@ void after_commit(std::function<void()> hook) {
   t_frames.back().hooks.push_back(std::move(hook));
 }
 
-void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, DeferredRow row,
-               ReturnedRowHandler on_returned) {
-  if (auto* frame = frame_of(tx)) {
-    write_for(*frame, statement, order, on_returned).rows.push_back(std::move(row));
-    return;
-  }
-  write(tx, DeferredWrite{&statement, order, on_returned, {std::move(row)}});
+namespace detail {
+
+TransactionLocal* find_local(const pqxx::connection_base& connection, const void* type_key) {
+  auto* frame = frame_of(connection);
+  return frame ? local_in(*frame, type_key) : nullptr;
 }
 
-void flush_deferred(pqxx::work& tx) {
-  auto* frame = frame_of(tx);
-  if (!frame) return;
-  auto writes = std::move(frame->writes);
-  frame->writes.clear();
-  std::stable_sort(writes.begin(), writes.end(),
-                   [](const auto& a, const auto& b) { return a.order < b.order; });
-  for (const auto& deferred : writes) write(tx, deferred);
+TransactionLocal* add_local(const pqxx::connection_base& connection, const void* type_key,
+                            std::unique_ptr<TransactionLocal> local) {
+  auto* frame = frame_of(connection);
+  if (frame == nullptr) return nullptr;
+  return frame->locals.emplace_back(type_key, std::move(local)).second.get();
 }
 
-void flush_deferred(pqxx::work& tx, const Statement& statement) {
-  auto* frame = frame_of(tx);
-  if (!frame) return;
-  const auto found = std::find_if(frame->writes.begin(), frame->writes.end(),
-                                  [&](const auto& write) { return write.statement == &statement; });
-  if (found == frame->writes.end()) return;
-  const auto deferred = std::move(*found);
-  frame->writes.erase(found);
-  write(tx, deferred);
-}
-
-bool any_deferred(const pqxx::work& tx, const Statement& statement,
-                  const std::function<bool(const DeferredRow&)>& match) {
-  // The savepoints' frames and the transaction's (the same connection), as take_locked_row.
-  for (auto frame = t_frames.rbegin(); frame != t_frames.rend(); ++frame) {
-    if (frame->connection != &tx.conn()) break;
-    for (const auto& write : frame->writes) {
-      if (write.statement == &statement && std::any_of(write.rows.begin(), write.rows.end(), match))
-        return true;
-    }
-  }
-  return false;
-}
-
-void keep_locked_row(pqxx::work& tx, std::string key, pqxx::row row) {
-  if (auto* frame = frame_of(tx)) frame->locked_rows.insert_or_assign(std::move(key), row);
-}
-
-std::optional<pqxx::row> take_locked_row(pqxx::work& tx, const std::string& key) {
+void search_locals(const pqxx::connection_base& connection, const void* type_key,
+                   const std::function<bool(TransactionLocal&)>& each) {
   // The savepoints' frames first, then the transaction's (the same connection).
   for (auto frame = t_frames.rbegin(); frame != t_frames.rend(); ++frame) {
-    if (frame->connection != &tx.conn()) break;
-    auto node = frame->locked_rows.extract(key);
-    if (!node.empty()) return std::move(node.mapped());
+    if (frame->connection != &connection) return;
+    if (auto* local = local_in(*frame, type_key); local != nullptr && each(*local)) return;
   }
-  return std::nullopt;
 }
 
-void flush_deferred_early(pqxx::work& tx) {
-  const auto* frame = frame_of(tx);
-  if (frame && frame->grouped) return;
-  flush_deferred(tx);
-}
-
-model::Status flush_guarded(pqxx::work& tx) {
-  return guarded([&] {
-    flush_deferred(tx);
-    return model::ok_status();
-  });
-}
-
-void mark_grouped(pqxx::work& tx) {
-  if (auto* frame = frame_of(tx)) frame->grouped = true;
-}
-
-bool grouped(const pqxx::work& tx) {
-  const auto* frame = frame_of(tx);
-  return frame && frame->grouped;
-}
+}  // namespace detail
 
 CommitHooks::CommitHooks() {
   t_frames.emplace_back();
@@ -219,15 +143,24 @@ SavepointHooks::~SavepointHooks() {
   if (!kept_ || t_frames.empty()) return;
   auto& parent = t_frames.back();
   for (auto& hook : frame.hooks) parent.hooks.push_back(std::move(hook));
-  parent.locked_rows.merge(frame.locked_rows);
-  for (auto& deferred : frame.writes) {
-    auto& rows = write_for(parent, *deferred.statement, deferred.order, deferred.on_returned).rows;
-    std::move(deferred.rows.begin(), deferred.rows.end(), std::back_inserter(rows));
+  for (auto& [key, local] : frame.locals) {
+    auto* into = local_in(parent, key);
+    if (into == nullptr) {
+      parent.locals.emplace_back(key, std::move(local));
+    } else {
+      local->keep_into(*into);
+    }
   }
 }
 
 void SavepointHooks::keep() {
   kept_ = true;
+}
+
+void CommitHooks::before_commit(pqxx::work& tx) {
+  // A local's before_commit may create another (a deferred write that defers more): by index.
+  auto& frame = t_frames.back();
+  for (std::size_t i = 0; i < frame.locals.size(); ++i) frame.locals[i].second->before_commit(tx);
 }
 
 void CommitHooks::run() {

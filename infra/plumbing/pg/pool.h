@@ -34,20 +34,62 @@ namespace payrail::infra::pg {
 // state change in the metrics. Outside a transaction it runs at once.
 void after_commit(std::function<void()> hook);
 
-// The hooks of one transaction attempt; a nested transaction has its own (Pool::transact).
+// State a layer above keeps for the life of one transaction attempt (or of one savepoint inside
+// it), such as the store's writes deferred to the commit. The pool knows only its lifecycle:
+// before_commit() runs just before Pool::transact commits (and may write); a savepoint's state is
+// handed to the enclosing frame with keep_into() when the savepoint is kept, and discarded with
+// it otherwise; a rolled back or failed attempt discards it all.
+class TransactionLocal {
+ public:
+  virtual ~TransactionLocal() = default;
+  virtual void before_commit(pqxx::work& tx) = 0;
+  // Moves this savepoint's state into `parent` (the same type, in the enclosing frame).
+  virtual void keep_into(TransactionLocal& parent) = 0;
+};
+
+namespace detail {
+TransactionLocal* find_local(const pqxx::connection_base& connection, const void* type_key);
+TransactionLocal* add_local(const pqxx::connection_base& connection, const void* type_key,
+                            std::unique_ptr<TransactionLocal> local);
+void search_locals(const pqxx::connection_base& connection, const void* type_key,
+                   const std::function<bool(TransactionLocal&)>& each);
+template <class T>
+const void* type_key() {
+  static const char key = 0;
+  return &key;
+}
+}  // namespace detail
+
+// The innermost frame's `T` of `tx`'s transaction (created on first use), or null when `tx` runs
+// outside Pool::transact (nothing is kept there).
+template <class T>
+T* transaction_local(const pqxx::work& tx) {
+  auto* found = detail::find_local(tx.conn(), detail::type_key<T>());
+  if (found == nullptr) found = detail::add_local(tx.conn(), detail::type_key<T>(), std::make_unique<T>());
+  return static_cast<T*>(found);
+}
+// Calls `each(T&)` for the `T` of each of `tx`'s frames that has one, from the innermost out (a
+// savepoint's, then the enclosing ones'), until `each` returns true.
+template <class T, class Each>
+void search_transaction_locals(const pqxx::work& tx, Each each) {
+  detail::search_locals(tx.conn(), detail::type_key<T>(),
+                        [&](TransactionLocal& local) { return each(static_cast<T&>(local)); });
+}
+
+// The frame of one transaction attempt; a nested transaction has its own (Pool::transact).
 class CommitHooks {
  public:
   CommitHooks();
-  ~CommitHooks();  // discards hooks that did not run (rolled back or failed)
+  ~CommitHooks();  // discards hooks and state that did not run (rolled back or failed)
   CommitHooks(const CommitHooks&) = delete;
   CommitHooks& operator=(const CommitHooks&) = delete;
-  void attach(const pqxx::work& tx);  // the transaction whose deferred writes these are
-  void run();                         // after the commit
+  void attach(const pqxx::work& tx);  // the transaction this frame is
+  void before_commit(pqxx::work& tx);  // every TransactionLocal's before_commit(), in order
+  void run();                          // after the commit
 };
 
-// The hooks and deferred writes of one savepoint inside a transaction (a message of a worker's
-// batch): keep() hands them to the enclosing transaction; otherwise they are discarded with the
-// savepoint.
+// The frame of one savepoint inside a transaction (a message of a worker's batch): keep() hands
+// its hooks and state to the enclosing frame; otherwise they are discarded with the savepoint.
 class SavepointHooks {
  public:
   SavepointHooks();
@@ -80,72 +122,11 @@ struct Statement {
 inline constexpr const char* kGenericPlans = "plan_cache_mode = force_generic_plan";
 inline constexpr const char* kCustomPlans = "plan_cache_mode = force_custom_plan";
 
-// A write deferred to the end of the transaction: the rows given to defer_row() for one statement
-// are written by one execution of it, with one array parameter per column (an array literal, cast
-// in the SQL; a nullopt value is NULL), just before Pool::transact commits, or earlier at
-// flush_deferred(). A row lock the statement takes (an organization's balance) is then held only
-// from there to the commit, not for the rest of the transaction, and a worker's batch writes its
-// messages' rows of one kind with one statement. Rows deferred inside a savepoint are kept or
-// discarded with it (SavepointHooks). Outside Pool::transact the row is written at once.
-//
-// What the statement returns: without `on_returned`, the rows it could not write, and any row
-// returned fails the transaction (std::logic_error); with it, each returned row is handed to
-// `on_returned` (still before the commit: it may register after_commit hooks).
-//
-// The statements are written in LockOrder, the order every transaction takes these row locks in
-// (a create holds an organization's balance, then reserves its spend): two transactions then never
-// wait for each other's rows. Events come first: their insert takes the organization row FOR KEY
-// SHARE, and the webhook messages for them need a later statement (events.cc).
-enum class LockOrder {
-  resource_rows = 0,    // a resource's own row (its status): locked by the transaction already
-  transition_logs = 1,  // no row lock beyond those the transaction holds already
-  events = 2,           // the organization row FOR KEY SHARE
-  event_messages = 3,   // reads the endpoints after that lock
-  deliveries = 4,       // webhook deliveries: their endpoints are locked FOR SHARE already
-  messages = 5,         // outbox rows: no row lock
-  balances = 6,
-  spend_counters = 7,
-  consumed_marks = 8,
-  notifications = 9,  // pg_notify: no row lock, the notice is sent at the commit
-};
-using DeferredRow = std::vector<std::optional<std::string>>;
-using ReturnedRowHandler = void (*)(const pqxx::row& row);
-void defer_row(pqxx::work& tx, const Statement& statement, LockOrder order, DeferredRow row,
-               ReturnedRowHandler on_returned = nullptr);
-void flush_deferred(pqxx::work& tx);
-// Runs `statement` once for `rows` as a deferred write runs it (column i of every row becomes
-// array parameter $i+1) and returns what it returned.
-pqxx::result exec_rows(pqxx::work& tx, const Statement& statement,
-                       const std::vector<DeferredRow>& rows);
-// Whether a row deferred for `statement` and not written yet (in this transaction or one of its
-// savepoints) matches `match`: what a later write of the same kind must know before the commit.
-bool any_deferred(const pqxx::work& tx, const Statement& statement,
-                  const std::function<bool(const DeferredRow&)>& match);
-// Writes the rows deferred for `statement` alone, now: before a statement that must see them (a
-// second read of a row whose change is deferred). Like flush_deferred(), only the innermost
-// frame's rows: an enclosing frame's are never written inside a savepoint that may roll back.
-void flush_deferred(pqxx::work& tx, const Statement& statement);
-
-// flush_deferred() just before taking a contended row lock (an organization's balance), so that
-// the lock is held for the fewest statements before the commit. In a transaction that writes a
-// group of requests (GroupedWrites, which calls mark_grouped) the lock is held to the group's
-// commit anyway: the rows then wait for the commit and are written once for the whole group.
-void flush_deferred_early(pqxx::work& tx);
-void mark_grouped(pqxx::work& tx);
-// Whether `tx` is the first pass of a group (mark_grouped, not inside a savepoint): a write that
-// can be refused (a hold, a spend reservation) may then be deferred too. If the group's rows do
-// not fit together, the flush fails, and GroupedWrites applies each request again in a savepoint
-// of its own, where grouped() is false and the write refuses the one request that does not fit.
-bool grouped(const pqxx::work& tx);
-
-// Rows a transaction locked ahead of their use: a worker's batch locks the rows of all its
-// messages with one statement, in key order, instead of one statement per message. Each row is
-// handed out once, to the first take_locked_row() of its key in that transaction; it is current
-// then, as nobody else can change a row this transaction holds locked. A later lookup of the key
-// finds nothing and reads the row again, since the transaction may have changed it meanwhile.
-// Rows kept inside a savepoint go with it, like its locks. Outside Pool::transact nothing is kept.
-void keep_locked_row(pqxx::work& tx, std::string key, pqxx::row row);
-std::optional<pqxx::row> take_locked_row(pqxx::work& tx, const std::string& key);
+// Runs `statement` once for `rows`, column i of every row as array parameter $i+1 (an array
+// literal, cast in the SQL; a nullopt value is NULL), and returns what it returned: one execution
+// for many rows.
+using ArrayRow = std::vector<std::optional<std::string>>;
+pqxx::result exec_rows(pqxx::work& tx, const Statement& statement, const std::vector<ArrayRow>& rows);
 
 // Runs a named statement, preparing it on this connection the first time it is used. A `custom`
 // statement first sets custom plans for the rest of the transaction (one more round trip; only
@@ -249,9 +230,6 @@ model::Status guarded(Step&& step) {
   }
 }
 
-// flush_deferred() as a guarded step.
-model::Status flush_guarded(pqxx::work& tx);
-
 template <class Work>
 auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) {
   using ResultType = decltype(work(std::declval<pqxx::work&>()));
@@ -268,7 +246,7 @@ auto Pool::transact(Work&& work) -> decltype(work(std::declval<pqxx::work&>())) 
         hooks.attach(tx);
         result.emplace(work(tx));
         if (result->ok()) {
-          flush_deferred(tx);
+          hooks.before_commit(tx);
           tx.commit();
         }
       }

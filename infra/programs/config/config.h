@@ -44,7 +44,7 @@ struct Config {
   int api_queue_max = 2048;
   int db_pool_size = 16;
   int db_acquire_timeout_ms = 2000;
-  // Creates that arrive while others are written share a transaction (pg::GroupedWrites): at
+  // Creates that arrive while others are written share a transaction (store::GroupedWrites): at
   // most this many per transaction, and this many such transactions at once; a second one starts
   // only once the one being written has taken this long (it is stalled).
   int create_group_max = 32;

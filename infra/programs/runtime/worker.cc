@@ -8,6 +8,7 @@
 #include "infra/plumbing/metrics/metrics.h"
 #include "infra/programs/runtime/process.h"
 #include "infra/store/outbox/message_failures.h"
+#include "infra/store/sql/deferred_writes.h"
 
 namespace payrail::infra::runtime {
 namespace {
@@ -31,7 +32,7 @@ struct Attempt {
   bool failed = false;  // some message failed (the fast attempt then rolls back)
 };
 
-using pg::flush_guarded;
+using store::flush_guarded;
 using pg::guarded;
 
 std::pair<std::string, int32_t> partition_of(const kafka::Delivery& delivery) {

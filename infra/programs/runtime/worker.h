@@ -6,7 +6,7 @@
 //
 // The batch is first applied without savepoints; if a message fails, the batch is applied again
 // with a savepoint per message, the failing one is rolled back to its savepoint and the rest of
-// the batch is applied. Rows a message defers to the commit (pg::defer_row: balance changes,
+// the batch is applied. Rows a message defers to the commit (store::defer_row: balance changes,
 // consumed marks) are written inside its savepoint on that second pass, so a failing write is
 // isolated with its message.
 // If the failure is a dependency being unavailable (sanctions lists not loaded, a provider or
@@ -46,8 +46,8 @@ struct WorkerContext {
 };
 
 // Reads, and locks where it must, what the batch's messages need with one statement ahead of
-// them, keeping the rows for the messages (pg::keep_locked_row) instead of one statement per
-// message; each message takes its rows (pg::take_locked_row) and reads again only what was not
+// them, keeping the rows for the messages (store::keep_locked_row) instead of one statement per
+// message; each message takes its rows (store::take_locked_row) and reads again only what was not
 // kept. It runs at the start of every pass of the batch's transaction, over the messages in it.
 using Prefetch = void (*)(pqxx::work& tx, const std::vector<const topics::Envelope*>& messages);
 

@@ -1,18 +1,19 @@
 #include "infra/store/creates/claimed_create.h"
 
-#include <stdexcept>
+#include "infra/store/money/spend.h"
+#include "schemas/model/common/invariant.h"
 
 namespace payrail::infra::store::claimed_create {
 
-namespace {
-constexpr int kTrailingColumns = 5;  // whether claimed, then the four overrides
-}  // namespace
-
-model::Result<Claimed> read(pqxx::work& tx, const idempotency::Scope& scope, const pqxx::row& row,
-                            const std::string& amount_usd) {
-  if (row.size() < kTrailingColumns) throw std::logic_error("a claimed create returned no row");
-  const int claimed_column = static_cast<int>(row.size()) - kTrailingColumns;
-  if (!row[claimed_column].as<bool>()) {
+model::Result<Claimed> run(pqxx::work& tx, const GroupedWrites::Ahead& request,
+                           const idempotency::Scope& scope, int created_columns) {
+  auto row = take_ahead(tx, *request.statement, request.key);
+  if (!row) {
+    const auto rows = pg::exec_rows(tx, *request.statement, {request.row});
+    model::invariant(rows.size() == 1, "a create statement returns one row per request");
+    row = rows[0];
+  }
+  if (!(*row)["claimed"].as<bool>()) {
     auto existing = idempotency::find(tx, scope);
     // The key's record went between the claim and the read (purged past retention): nothing was
     // written, and the same request sent again claims the key.
@@ -22,11 +23,10 @@ model::Result<Claimed> read(pqxx::work& tx, const idempotency::Scope& scope, con
     }
     return Claimed{std::move(existing), {}, {}};
   }
-  auto limits = spend::limits_with_overrides(row, claimed_column + 1, scope.mode);
-  if (auto within = spend::check_per_payout(amount_usd, limits); !within.ok()) {
-    return within.error();
-  }
-  return Claimed{std::nullopt, std::move(limits), row};
+  const auto limits =
+      spend::limits_with_overrides(*row, row->column_number("auto_approval_usd"), scope.mode);
+  const auto first = row->column_number("request_id") + 1;
+  return Claimed{std::nullopt, limits, row->slice(first, first + created_columns)};
 }
 
 }  // namespace payrail::infra::store::claimed_create

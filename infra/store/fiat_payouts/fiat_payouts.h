@@ -1,7 +1,7 @@
 // Fiat payout storage. Every state change goes through transition(), which applies one row of the
 // fiat payout transition table (schemas/model/fiat_payouts/fiat_payout_lifecycle.h), or several in
 // turn with one write, with all their effects in the caller's transaction: status,
-// resource_transitions log, ledger movement of the USDC funding, spend counters and event. The
+// transitions log, ledger movement of the USDC funding, spend counters and event. The
 // account is stored sealed (its full form) and masked (what responses show); only the execution
 // worker opens the sealed form, to send it to the partner.
 #pragma once
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/plumbing/pg/pool.h"
 #include "infra/store/creates/idempotency.h"
 #include "infra/store/payouts/payouts.h"
@@ -44,22 +44,45 @@ struct TransitionDetails {
   std::optional<std::string> actor;  // the member who approved or rejected
 };
 
+// How fiat payouts take part in the one lifecycle mechanism (infra/store/lifecycle/lifecycle.h).
+struct Lifecycle {
+  using Row = FiatPayoutRow;
+  using Status = model::FiatPayoutStatus;
+  using Trigger = model::FiatPayoutTrigger;
+  using Transition = model::FiatPayoutTransition;
+  using Details = TransitionDetails;
+  static constexpr std::string_view kType = "fiat_payout";
+  static constexpr std::string_view kNoun = "fiat payout";
+  static std::optional<Transition> find(std::optional<Status> from, Trigger trigger);
+  static std::string_view status_name(Status status);
+  static std::string_view trigger_name(Trigger trigger);
+  static const RowLocks& row_locks();
+  static Row read(const pqxx::row& row);
+  static Row changed(const Row& current, Status to, int events, const Details& details);
+  static DeferredRow change(const Row& current, const Row& after, const Details& details);
+  static bool apply_effects(pqxx::work& tx, const Row& after, const Transition& step,
+                            const Details& details);
+  static std::optional<std::string> actor(const Details& details) { return details.actor; }
+  static model::Status cancel_check(pqxx::work&, const Row&) { return model::ok_status(); }
+  static model::Error cancel_refused(const Row& row);
+  static Details decided_by(std::string_view member) { return {.actor = std::string(member)}; }
+  static void approved(pqxx::work& tx, const Row& row);  // on to the partner
+};
+
 // Reads and locks a fiat payout (FOR UPDATE) for a worker; any organization.
-std::optional<FiatPayoutRow> lock(pqxx::work& tx, std::string_view id);
+[[nodiscard]] std::optional<FiatPayoutRow> lock(pqxx::work& tx, std::string_view id);
 // Locks a worker batch's fiat payouts with one statement: each one's first lock() in this
-// transaction then reads nothing (RowLocks, infra/store/sql/sql.h).
+// transaction then reads nothing (RowLocks, infra/store/sql/row_locks.h).
 void lock_all(pqxx::work& tx, const std::vector<std::string>& ids);
 
-// Applies `triggers` in turn with one UPDATE, as payouts::transition does.
-std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
-                                        std::initializer_list<model::FiatPayoutTrigger> triggers,
-                                        const TransitionDetails& details = {});
-// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
-inline std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
-                                               model::FiatPayoutTrigger trigger,
-                                               const TransitionDetails& details = {}) {
-  return transition(tx, current, {trigger}, details);
-}
+// Applies `triggers` in turn with one change of the row (lifecycle::transition): the fiat payout
+// as they leave it, or nullopt (and no change) when the table forbids one of them.
+[[nodiscard]] std::optional<FiatPayoutRow> transition(
+    pqxx::work& tx, const FiatPayoutRow& current,
+    std::initializer_list<model::FiatPayoutTrigger> triggers, const TransitionDetails& details = {});
+[[nodiscard]] std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
+                                                      model::FiatPayoutTrigger trigger,
+                                                      const TransitionDetails& details = {});
 
 struct NewFiatPayout {
   std::string id;            // chosen by the caller ("fpo_..."), so it can wait for it first
@@ -91,12 +114,12 @@ struct CreateOutcome {
 // Checks in the payouts' fixed order: idempotency record, per-payout limit, hold of the USDC
 // funding (insufficient_balance), daily then monthly limits (limit_exceeded), then the fiat payout
 // `pending` and its fiat_payouts.requested message. Runs in the caller's transaction, which may
-// hold other creates (pg::GroupedWrites, keyed by ledger::balance_key of USDC): a refusal is an
+// hold other creates (store::GroupedWrites, keyed by ledger::balance_key of USDC): a refusal is an
 // error result, and the caller rolls back what it wrote.
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request);
-// The claim and insert of create(), to read ahead with the other creates of a group
-// (pg::GroupedWrites::Ahead): create() then takes that row instead of running its statement.
-pg::GroupedWrites::Ahead create_ahead(const NewFiatPayout& request);
+// The claim and insert of create() (claimed_create.h), which a group of creates reads ahead
+// (GroupedWrites::Ahead): create() then takes that row instead of running its statement.
+GroupedWrites::Ahead create_ahead(const NewFiatPayout& request);
 
 // Records the partner's answer to the send (sent_at now, and when accepted its reference and
 // tracking.estimated_settlement `settlement_minutes` later) unless an answer is already recorded:

@@ -1,6 +1,6 @@
-// The state-change log of fiat payouts, collections, KYB submissions and organizations (table
-// resource_transitions; payouts keep their own payout_transitions). A repository applying a row
-// of a lifecycle table (schemas/model/common/lifecycle.h) logs it here in the same transaction.
+// The one state-change log of every resource (table resource_transitions): payouts, fiat payouts
+// and collections through the lifecycle mechanism (lifecycle.h), KYB submissions and
+// organizations by their own modules. A change is logged in the transaction that made it.
 //
 // Logging a change also counts it in the metrics once the transaction commits
 // (payrail_resource_transitions_total, payrail_resources_created_total and
@@ -27,9 +27,5 @@ struct Logged {
 
 void log(pqxx::work& tx, const Logged& change);
 
-// Counts, once the transaction commits, the state changes a deferred log statement returned
-// (pg::defer_row's handler; payouts' own log uses it too): each row is the resource type, the
-// state reached, whether it is the first, and the seconds since the resource's first state.
-void count_logged(const pqxx::row& row);
 
 }  // namespace payrail::infra::store::resource_transitions

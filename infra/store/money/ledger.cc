@@ -1,3 +1,4 @@
+#include "infra/store/sql/deferred_writes.h"
 #include "infra/store/money/ledger.h"
 
 #include <array>
@@ -38,7 +39,7 @@ const MovementSpec& spec_of(Movement movement) {
 // "insufficient" answer instead of a constraint error. The balance is changed only when this
 // statement wrote the entry (a hold applied before changes nothing). Returns whether the entry
 // was written and whether the balance was. In the first pass of a group of creates
-// (pg::grouped) the holds are deferred with the other movements instead: a balance that cannot
+// (store::grouped) the holds are deferred with the other movements instead: a balance that cannot
 // take the group's holds together fails the flush on its CHECK constraint, and each create is
 // then applied again in a savepoint of its own, where its hold comes here.
 constexpr pg::Statement kHold{"ledger_hold", R"sql(
@@ -59,7 +60,7 @@ held AS (
 SELECT EXISTS (SELECT 1 FROM entry), EXISTS (SELECT 1 FROM held))sql"};
 
 // Every other movement only adds to `available` or takes from `held` what a hold put there, so
-// it is deferred to the end of the transaction (pg::defer_row), its journal entry with it, and
+// it is deferred to the end of the transaction (store::defer_row), its journal entry with it, and
 // the transaction's movements are applied together by one statement: the entries (ids taken from
 // their sequence first, so that each written entry is matched to its movement), their postings,
 // and one change per balance, whose rows are locked in key order (so two batches touching the
@@ -138,7 +139,7 @@ std::string delta(const MovementSpec& spec, std::string_view account, const std:
 Applied apply_hold(pqxx::work& tx, std::string_view org_id, model::Mode mode,
                    std::string_view asset, const MovementSpec& spec,
                    const std::optional<std::string>& resource, const std::string& amount) {
-  pg::flush_deferred_early(tx);
+  store::flush_deferred_early(tx);
   const auto row =
       pg::exec(tx, kHold, std::string(org_id), std::string(model::mode_name(mode)),
                std::string(asset), std::string(spec.kind), resource,
@@ -155,7 +156,7 @@ bool applied_in_this_transaction(const pqxx::work& tx, const MovementSpec& spec,
   const auto is_outcome = [](std::string_view kind) {
     return kind == "release" || kind == "refund" || kind == "settle";
   };
-  return pg::any_deferred(tx, kApplyMovements, [&](const pg::DeferredRow& row) {
+  return store::any_deferred(tx, kApplyMovements, [&](const store::DeferredRow& row) {
     if (row[4] != resource_id) return false;
     return *row[3] == spec.kind || (is_outcome(*row[3]) && is_outcome(spec.kind));
   });
@@ -185,10 +186,10 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
   const auto& spec = spec_of(movement);
   const std::optional<std::string> resource =
       resource_id ? std::optional<std::string>(std::string(*resource_id)) : std::nullopt;
-  if (movement == Movement::hold && !pg::grouped(tx))
+  if (movement == Movement::hold && !store::grouped(tx))
     return apply_hold(tx, org_id, mode, asset, spec, resource, amount);
   if (resource && applied_in_this_transaction(tx, spec, *resource)) return Applied::already_applied;
-  pg::defer_row(tx, kApplyMovements, pg::LockOrder::balances,
+  store::defer_row(tx, kApplyMovements, store::LockOrder::balances,
                 {std::string(org_id), std::string(model::mode_name(mode)), std::string(asset),
                  std::string(spec.kind), resource, std::string(spec.debit_account),
                  std::string(spec.credit_account), amount, delta(spec, "available", amount),

@@ -37,12 +37,12 @@ enum class Applied { applied, already_applied, insufficient_balance };
 // Applies `movement` of `amount` (a decimal string) for `resource_id`. A payout's hold and its
 // one outcome (release, refund or settle), and a collection's credit, can each be applied only
 // once. A hold changes the balance at once (it may find it short), after writing what the
-// transaction deferred so far (pg::flush_deferred_early: not in a grouped transaction); applied
+// transaction deferred so far (store::flush_deferred_early: not in a grouped transaction); applied
 // before, it returns already_applied and changes nothing. In the first pass of a group of creates
-// (pg::grouped) a hold is deferred like the others and returns applied: a balance it does not fit
+// (store::grouped) a hold is deferred like the others and returns applied: a balance it does not fit
 // fails the transaction at the commit, and the group is applied again request by request (see
-// pg::GroupedWrites), where the hold answers insufficient_balance. Every other movement is written,
-// its journal entry with its balance change, just before the transaction commits (pg::defer_row),
+// store::GroupedWrites), where the hold answers insufficient_balance. Every other movement is written,
+// its journal entry with its balance change, just before the transaction commits (store::defer_row),
 // so a read of the journal or the balance in the same transaction does not see it yet: a second one
 // for the resource in the same transaction returns already_applied and changes nothing; one whose
 // entry an earlier transaction wrote fails the transaction at the commit (the callers apply
@@ -52,7 +52,7 @@ Applied apply(pqxx::work& tx, std::string_view org_id, model::Mode mode, std::st
               const std::string& amount);
 
 // The order transactions take balance row locks in: the deferred balance changes lock theirs
-// sorted so (ORDER BY ... COLLATE "C"), and a group of creates (pg::GroupedWrites) is written in
+// sorted so (ORDER BY ... COLLATE "C"), and a group of creates (store::GroupedWrites) is written in
 // the order of these keys, so neither waits for the other in a cycle.
 std::string balance_key(std::string_view org_id, model::Mode mode, std::string_view asset);
 

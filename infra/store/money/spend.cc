@@ -1,3 +1,4 @@
+#include "infra/store/sql/deferred_writes.h"
 #include "infra/store/money/spend.h"
 
 #include <algorithm>
@@ -43,12 +44,12 @@ WHERE c.amount_usd + EXCLUDED.amount_usd
       <= CASE EXCLUDED.period WHEN 'day' THEN $4::numeric ELSE $5::numeric END
 RETURNING c.period)sql"};
 
-// In the first pass of a group of creates (pg::grouped) the reservations are deferred to the end
+// In the first pass of a group of creates (store::grouped) the reservations are deferred to the end
 // of the transaction and written together: one sum per organization and mode, each counter
-// locked once and in key order, after the balances (pg::LockOrder). A counter takes the sum only
+// locked once and in key order, after the balances (store::LockOrder). A counter takes the sum only
 // while it stays within the smallest limit its rows carry; the statement returns each period that
 // did not, which fails the transaction. The group is then applied again request by request
-// (pg::GroupedWrites), each reservation at once, and only the one that does not fit is refused.
+// (store::GroupedWrites), each reservation at once, and only the one that does not fit is refused.
 // When the sum fits, each reservation alone would have: the amounts are positive.
 constexpr pg::Statement kReserveDeferred{"spend_reserve_deferred", R"sql(
 WITH reserved AS (
@@ -80,7 +81,7 @@ SELECT 'spend reservation over its ' || period || ' limit' FROM wanted
 WHERE (org_id, mode, period) NOT IN (SELECT org_id, mode, period FROM taken))sql"};
 
 // A give-back only lowers counters, so it is deferred to the end of the transaction
-// (pg::defer_row) and the transaction's give-backs are written together, each counter locked once
+// (store::defer_row) and the transaction's give-backs are written together, each counter locked once
 // and in key order. greatest(0, x - a - b) = greatest(0, greatest(0, x - a) - b) for a, b >= 0:
 // the sum gives back what one at a time would.
 constexpr pg::Statement kGiveBack{"spend_give_back", R"sql(
@@ -193,8 +194,8 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   const auto daily = model::format_decimal(limits.daily_usd);
   const auto monthly = model::format_decimal(limits.monthly_usd);
   const std::string mode_text(model::mode_name(mode));
-  if (pg::grouped(tx)) {
-    pg::defer_row(tx, kReserveDeferred, pg::LockOrder::spend_counters,
+  if (store::grouped(tx)) {
+    store::defer_row(tx, kReserveDeferred, store::LockOrder::spend_counters,
                   {std::string(org_id), mode_text, amount_usd, daily, monthly});
     return model::ok_status();
   }
@@ -213,7 +214,7 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
 }
 
 void give_back(pqxx::work& tx, const Reserved& reserved) {
-  pg::defer_row(tx, kGiveBack, pg::LockOrder::spend_counters,
+  store::defer_row(tx, kGiveBack, store::LockOrder::spend_counters,
                 {std::string(reserved.org_id), std::string(model::mode_name(reserved.mode)),
                  std::string(reserved.amount_usd), std::string(reserved.created_at)});
 }

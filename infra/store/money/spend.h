@@ -44,9 +44,9 @@ model::Status check_per_payout(const std::string& amount_usd, const model::Payou
 
 // Adds `amount_usd` to today's and this month's counters unless that would pass a limit; the
 // error is limit_exceeded naming which. Counter rows are locked, so concurrent creates cannot
-// pass the limit together. In the first pass of a group of creates (pg::grouped) only the amount
+// pass the limit together. In the first pass of a group of creates (store::grouped) only the amount
 // alone is checked here; the counters take the group's sum at the commit, or the transaction
-// fails and the group is applied again request by request (pg::GroupedWrites).
+// fails and the group is applied again request by request (store::GroupedWrites).
 model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
                       const std::string& amount_usd, const model::PayoutLimits& limits);
 
@@ -59,7 +59,7 @@ struct Reserved {
 };
 
 // Gives a payout's amount back to the counters of the day and month it was created in, just
-// before the transaction commits (pg::defer_row).
+// before the transaction commits (store::defer_row).
 void give_back(pqxx::work& tx, const Reserved& reserved);
 
 struct LimitOverrides {

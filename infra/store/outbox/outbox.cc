@@ -1,3 +1,4 @@
+#include "infra/store/sql/deferred_writes.h"
 #include "infra/store/outbox/outbox.h"
 
 #include <atomic>
@@ -10,7 +11,7 @@
 namespace payrail::infra::store::outbox {
 namespace {
 
-// Deferred to the end of the transaction (pg::defer_row): a worker batch's messages are one
+// Deferred to the end of the transaction (store::defer_row): a worker batch's messages are one
 // statement. Returns the rows, for the hand-over of leased ones to this process's relay.
 constexpr pg::Statement kInsertMessages{"outbox_insert_messages", R"sql(
 INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
@@ -42,7 +43,7 @@ Committed& committed() {
 
 // A consumed message was published, whether or not its relay has recorded that yet (the relay
 // does not wait for a row a consumer holds: relay.cc).
-// Deferred to the end of the transaction (pg::defer_row): a worker batch's marks are one statement.
+// Deferred to the end of the transaction (store::defer_row): a worker batch's marks are one statement.
 constexpr pg::Statement kMarkConsumed{"outbox_mark_consumed", R"sql(
 UPDATE outbox SET consumed_at = now(), published_at = coalesce(published_at, now())
 WHERE message_id = ANY($1::text[]) AND consumed_at IS NULL)sql"};
@@ -67,7 +68,7 @@ topics::Envelope new_message(const topics::TopicSpec& topic, std::string_view or
 std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
                     model::Mode mode, std::string_view resource_id) {
   const auto envelope = new_message(topic, org_id, mode, resource_id);
-  pg::defer_row(tx, kInsertMessages, pg::LockOrder::messages,
+  store::defer_row(tx, kInsertMessages, store::LockOrder::messages,
                 {envelope.message_id, std::string(topic.name), envelope.resource_id,
                  topics::encode(envelope), std::to_string(own_relay_lease_ms())},
                 hand_over_leased);
@@ -131,7 +132,7 @@ void relay_destroyed() {
 }
 
 void mark_consumed(pqxx::work& tx, std::string_view message_id) {
-  pg::defer_row(tx, kMarkConsumed, pg::LockOrder::consumed_marks, {std::string(message_id)});
+  store::defer_row(tx, kMarkConsumed, store::LockOrder::consumed_marks, {std::string(message_id)});
 }
 
 bool is_consumed(pqxx::work& tx, std::string_view message_id) {

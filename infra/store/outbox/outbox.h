@@ -16,7 +16,7 @@ namespace payrail::infra::store::outbox {
 
 // Adds a message for `topic` to the outbox inside the caller's transaction; it is published
 // only if that transaction commits. Returns the message id. The row is written just before the
-// commit (pg::defer_row: a worker batch's messages of every topic are one statement).
+// commit (store::defer_row: a worker batch's messages of every topic are one statement).
 std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_view org_id,
                     model::Mode mode, std::string_view resource_id);
 
@@ -64,7 +64,7 @@ void relay_created();
 void relay_destroyed();
 
 // Called by a topic's designated consumer inside the transaction that applies the message; the
-// mark is written just before that transaction commits (pg::defer_row: one statement for a worker
+// mark is written just before that transaction commits (store::defer_row: one statement for a worker
 // batch's messages), so is_consumed() in the same transaction does not see it yet (the worker
 // runtime applies a message delivered twice in one batch once).
 void mark_consumed(pqxx::work& tx, std::string_view message_id);

@@ -23,7 +23,7 @@ constexpr pg::Statement kBegin{
     PAYRAIL_WRITTEN_OR_EXISTING("INSERT INTO payout_broadcasts (payout_id, reference) "
                                 "VALUES ($1, $1) ON CONFLICT (payout_id) DO NOTHING")};
 // The intents of payouts that had none (each was approved until this transaction), deferred to the
-// end of the transaction (pg::defer_row): an execution batch records them with one statement. A
+// end of the transaction (store::defer_row): an execution batch records them with one statement. A
 // payout whose intent exists already is returned, and fails the transaction: it cannot happen, as
 // an intent is recorded only in the transaction that moves its payout to processing.
 constexpr pg::Statement kRecordIntents{"broadcasts_record_intents", R"sql(
@@ -33,7 +33,7 @@ written AS (
   ON CONFLICT (payout_id) DO NOTHING RETURNING payout_id)
 SELECT payout_id FROM intent WHERE payout_id NOT IN (SELECT payout_id FROM written))sql"};
 // The outcomes of attempts kept with their payouts' locks (keep_attempt) and found without one,
-// deferred to the end of the transaction (pg::defer_row). Under the payouts' locks no other
+// deferred to the end of the transaction (store::defer_row). Under the payouts' locks no other
 // transaction records an outcome: an attempt whose outcome is recorded already is returned, and
 // fails the transaction.
 constexpr pg::Statement kRecordOutcomes{"broadcasts_record_outcomes", R"sql(
@@ -80,7 +80,7 @@ std::string kept_key(const std::string& payout_id) {
 // The attempt kept with the payout's lock: nullopt when none was kept, a nullopt attempt when the
 // payout had none then.
 std::optional<std::optional<Broadcast>> take_kept(pqxx::work& tx, const std::string& payout_id) {
-  const auto row = pg::take_locked_row(tx, kept_key(payout_id));
+  const auto row = store::take_locked_row(tx, kept_key(payout_id));
   if (!row) return std::nullopt;
   const int first = static_cast<int>(row->size()) - kKeptColumns;
   if ((*row)[first].is_null()) return std::optional<Broadcast>();
@@ -91,17 +91,17 @@ std::optional<std::optional<Broadcast>> take_kept(pqxx::work& tx, const std::str
 }  // namespace
 
 void keep_attempt(pqxx::work& tx, const std::string& payout_id, const pqxx::row& row) {
-  pg::keep_locked_row(tx, kept_key(payout_id), row);
+  store::keep_locked_row(tx, kept_key(payout_id), row);
 }
 
 Broadcast begin(pqxx::work& tx, const std::string& payout_id) {
   if (auto kept = take_kept(tx, payout_id); kept && *kept) return **kept;
-  pg::flush_deferred(tx, kRecordIntents);  // a new intent of this payout, deferred in this batch
+  store::flush_deferred(tx, kRecordIntents);  // a new intent of this payout, deferred in this batch
   return *read_row(pg::exec(tx, kBegin, payout_id));
 }
 
 Broadcast record_intent(pqxx::work& tx, const std::string& payout_id) {
-  pg::defer_row(tx, kRecordIntents, pg::LockOrder::transition_logs, {payout_id});
+  store::defer_row(tx, kRecordIntents, store::LockOrder::transition_logs, {payout_id});
   return Broadcast{payout_id, std::nullopt, std::nullopt, std::nullopt, true};
 }
 
@@ -112,11 +112,11 @@ std::optional<Broadcast> finish(pqxx::work& tx, const std::string& payout_id, bo
   const auto reason = accepted ? std::nullopt : std::optional<std::string>(failure_reason);
   const auto kept = take_kept(tx, payout_id);
   if (!kept) {
-    pg::flush_deferred(tx, kRecordOutcomes);  // an outcome of this payout deferred in this batch
+    store::flush_deferred(tx, kRecordOutcomes);  // an outcome of this payout deferred in this batch
     return read_row(pg::exec(tx, kFinish, payout_id, outcome, hash, reason));
   }
   if (!*kept || (*kept)->outcome) return *kept;  // no intent, or the outcome recorded first
-  pg::defer_row(tx, kRecordOutcomes, pg::LockOrder::transition_logs,
+  store::defer_row(tx, kRecordOutcomes, store::LockOrder::transition_logs,
                 {payout_id, outcome, hash, reason});
   return Broadcast{(*kept)->reference, outcome, hash, reason, true};
 }

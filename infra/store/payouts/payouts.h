@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/plumbing/pg/pool.h"
 #include "infra/store/creates/idempotency.h"
 #include "infra/store/sql/listing.h"
+#include "infra/store/sql/sql.h"
 #include "schemas/model/money/limits.h"
 #include "schemas/model/payouts/payout.h"
 #include "schemas/model/payouts/payout_lifecycle.h"
@@ -42,29 +43,48 @@ struct TransitionDetails {
   std::optional<std::string> approved_by;
 };
 
+// How payouts take part in the one lifecycle mechanism (infra/store/lifecycle/lifecycle.h).
+struct Lifecycle {
+  using Row = PayoutRow;
+  using Status = model::PayoutStatus;
+  using Trigger = model::PayoutTrigger;
+  using Transition = model::PayoutTransition;
+  using Details = TransitionDetails;
+  static constexpr std::string_view kType = "payout";
+  static constexpr std::string_view kNoun = "payout";
+  static std::optional<Transition> find(std::optional<Status> from, Trigger trigger);
+  static std::string_view status_name(Status status);
+  static std::string_view trigger_name(Trigger trigger);
+  static const RowLocks& row_locks();
+  static Row read(const pqxx::row& row);
+  static Row changed(const Row& current, Status to, int events, const Details& details);
+  static DeferredRow change(const Row& current, const Row& after, const Details& details);
+  static bool apply_effects(pqxx::work& tx, const Row& after, const Transition& step,
+                            const Details& details);
+  static std::optional<std::string> actor(const Details& details) { return details.approved_by; }
+  static model::Status cancel_check(pqxx::work&, const Row&) { return model::ok_status(); }
+  static model::Error cancel_refused(const Row& row);
+  static Details decided_by(std::string_view member) { return {.approved_by = std::string(member)}; }
+  static void approved(pqxx::work& tx, const Row& row);  // on to execution
+};
+
 // Reads and locks a payout (FOR UPDATE) for a worker; any organization.
-std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id);
+[[nodiscard]] std::optional<PayoutRow> lock(pqxx::work& tx, std::string_view payout_id);
 // Locks a worker batch's payouts with one statement: each one's first lock() in this
-// transaction then reads nothing (RowLocks, infra/store/sql/sql.h).
+// transaction then reads nothing (RowLocks, infra/store/sql/row_locks.h).
 void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids);
 // lock_all() for execution's batch: the statement reads each payout's broadcast attempt too, and
 // keeps it for broadcasts::begin() and finish() (broadcasts::keep_attempt).
 void lock_all_with_broadcasts(pqxx::work& tx, const std::vector<std::string>& payout_ids);
 
-// Applies `triggers` in turn with one change of the row: each is logged and has its effects
-// (event, money) as if applied alone; `details` are written with the last. nullopt (and no change)
-// when the table forbids one of them from the current status. `current` must be the row as lock()
-// read it in this transaction: the change is computed from it and written at the end of the
-// transaction with the batch's others (pg::defer_row), and a later lock() of the row sees it.
-std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
-                                    std::initializer_list<model::PayoutTrigger> triggers,
-                                    const TransitionDetails& details = {});
-// Applies `trigger`; nullopt (and no change) when the table forbids it from the current status.
-inline std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
-                                           model::PayoutTrigger trigger,
-                                           const TransitionDetails& details = {}) {
-  return transition(tx, current, {trigger}, details);
-}
+// Applies `triggers` in turn with one change of the row (lifecycle::transition): the payout as
+// they leave it, or nullopt (and no change) when the table forbids one of them.
+[[nodiscard]] std::optional<PayoutRow> transition(
+    pqxx::work& tx, const PayoutRow& current, std::initializer_list<model::PayoutTrigger> triggers,
+    const TransitionDetails& details = {});
+[[nodiscard]] std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
+                                                  model::PayoutTrigger trigger,
+                                                  const TransitionDetails& details = {});
 
 struct NewPayout {
   std::string id;            // chosen by the caller ("po_..."), so it can wait for it first
@@ -87,12 +107,12 @@ struct CreateOutcome {
 // Checks in a fixed order: idempotency record, per-payout limit, hold on the balance
 // (insufficient_balance), daily then monthly limits (limit_exceeded), then the payout `pending`,
 // its event and the payouts.requested message. Runs in the caller's transaction, which may hold
-// other creates (pg::GroupedWrites, keyed by ledger::balance_key of the payout's currency): a
+// other creates (store::GroupedWrites, keyed by ledger::balance_key of the payout's currency): a
 // refusal is an error result, and the caller rolls back what it wrote.
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request);
-// The claim and insert of create(), to read ahead with the other creates of a group
-// (pg::GroupedWrites::Ahead): create() then takes that row instead of running its statement.
-pg::GroupedWrites::Ahead create_ahead(const NewPayout& request);
+// The claim and insert of create() (claimed_create.h), which a group of creates reads ahead
+// (GroupedWrites::Ahead): create() then takes that row instead of running its statement.
+GroupedWrites::Ahead create_ahead(const NewPayout& request);
 
 // Intent-named operations of the API. Errors: resource_missing (not this organization's),
 // payout_not_cancelable / payout_not_approvable (the table forbids it from the current status).

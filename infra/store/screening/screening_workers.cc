@@ -1,3 +1,4 @@
+#include "infra/store/sql/deferred_writes.h"
 #include "infra/store/screening/screening_workers.h"
 
 namespace payrail::infra::store::screening_workers {
@@ -27,7 +28,7 @@ void ignore_returned(const pqxx::row&) {}  // one empty row per notice
 }  // namespace
 
 void notify_decision(pqxx::work& tx, const std::string& resource_id) {
-  pg::defer_row(tx, kNotifyDecisions, pg::LockOrder::notifications, {resource_id}, ignore_returned);
+  store::defer_row(tx, kNotifyDecisions, store::LockOrder::notifications, {resource_id}, ignore_returned);
 }
 
 model::Result<std::vector<LiveWorker>> list_live(pg::Pool& pool) {

@@ -31,7 +31,7 @@ model::Result<bool> sanctions_available(pg::Pool& pool);
 inline constexpr const char* kDecisionChannel = PAYRAIL_DECISION_CHANNEL;
 
 // Tells the waiters that `resource_id` was decided, when the transaction commits. Deferred
-// (pg::defer_row): a screening batch's notices are one statement.
+// (store::defer_row): a screening batch's notices are one statement.
 void notify_decision(pqxx::work& tx, const std::string& resource_id);
 
 }  // namespace payrail::infra::store::screening_workers

@@ -58,7 +58,13 @@ constexpr auto keyset_conditions(const char (&table)[M]) {
       "created_at >= $5::timestamptz) AND ($6::timestamptz IS NULL OR created_at <= "
       "$6::timestamptz)");
 }
-inline constexpr sql::Text kKeysetOrder = " ORDER BY created_at DESC, id DESC LIMIT $3";
+// The order of a page, by the table's own columns: a select list that renders `created_at` as
+// text under its own name (sql::timestamp) would otherwise be sorted by that text, to the second,
+// and not by the listing index.
+template <std::size_t M>
+constexpr auto keyset_order(const char (&table)[M]) {
+  return sql::concat(" ORDER BY ", table, ".created_at DESC, ", table, ".id DESC LIMIT $3");
+}
 
 // The same for resources of the whole organization rather than of one mode (KYB submissions):
 // $1 org_id, $2 limit + 1, $3 starting_after (nullable), $4 created_gte, $5 created_lte (the
@@ -71,7 +77,10 @@ constexpr auto organization_keyset_conditions(const char (&table)[M]) {
       " c WHERE c.id = $3 AND c.org_id = $1)) AND ($4::timestamptz IS NULL OR created_at >= "
       "$4::timestamptz) AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)");
 }
-inline constexpr sql::Text kOrganizationKeysetOrder = " ORDER BY created_at DESC, id DESC LIMIT $2";
+template <std::size_t M>
+constexpr auto organization_keyset_order(const char (&table)[M]) {
+  return sql::concat(" ORDER BY ", table, ".created_at DESC, ", table, ".id DESC LIMIT $2");
+}
 
 // Trims the extra row fetched to learn whether another page follows.
 template <class Item>

@@ -21,29 +21,4 @@ RemainingDelays read_remaining_delays(const pqxx::result& rows) {
   return remaining;
 }
 
-namespace {
-
-std::string locked_key(const RowLocks& locks, std::string_view id) {
-  return std::string(locks.table) + ":" + std::string(id);
-}
-
-}  // namespace
-
-void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids,
-              const std::function<void(const pqxx::row&)>& each_row) {
-  if (ids.empty()) return;
-  for (const auto& row : pg::exec(tx, locks.lock_all, pg::sql_array(ids))) {
-    pg::keep_locked_row(tx, locked_key(locks, row[0].as<std::string>()), row);
-    if (each_row) each_row(row);
-  }
-}
-
-std::optional<pqxx::row> lock_one(pqxx::work& tx, const RowLocks& locks, std::string_view id) {
-  if (auto kept = pg::take_locked_row(tx, locked_key(locks, id))) return kept;
-  if (locks.deferred_changes != nullptr) pg::flush_deferred(tx, *locks.deferred_changes);
-  const auto rows = pg::exec(tx, locks.lock, std::string(id));
-  if (rows.empty()) return std::nullopt;
-  return rows[0];
-}
-
 }  // namespace payrail::infra::store

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "infra/plumbing/pg/pool.h"
+#include "infra/store/sql/deferred_writes.h"
+#include "infra/store/sql/row_locks.h"
 
 // Timestamps leave Postgres already in the API's format (ISO 8601 UTC, second precision).
 #define PAYRAIL_TIMESTAMP(column) \
@@ -41,25 +43,5 @@ std::vector<std::string> parse_text_array(const pqxx::field& field);
 // Milliseconds until a simulated delay runs out, by resource id (rows of id and milliseconds).
 using RemainingDelays = std::map<std::string, long>;
 RemainingDelays read_remaining_delays(const pqxx::result& rows);
-
-// A worker's row locks, one statement per batch. `lock_all` locks the rows of `ids` with one
-// statement (one text[] parameter, the id first in each row, in id order, SKIP LOCKED) and keeps
-// them (pg::keep_locked_row); `lock_one` hands out a kept row the first time its id is locked in
-// the transaction, and otherwise runs `lock` (one id parameter). A row another transaction holds
-// (an API cancel, an operator) is skipped rather than waited for: its message locks it when the
-// batch comes to it, as it would without lock_all, so one contended row does not hold back the
-// messages before it. `deferred_changes`, when the table's changes are deferred to the commit
-// (pg::defer_row), is written before `lock` reads a row again, so that the read sees them.
-struct RowLocks {
-  const char* table;
-  const pg::Statement& lock;
-  const pg::Statement& lock_all;
-  const pg::Statement* deferred_changes = nullptr;
-};
-// `each_row`, when given, is called with every row kept (a statement that joins another table's
-// columns keeps them for that table's repository too).
-void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids,
-              const std::function<void(const pqxx::row&)>& each_row = {});
-std::optional<pqxx::row> lock_one(pqxx::work& tx, const RowLocks& locks, std::string_view id);
 
 }  // namespace payrail::infra::store

@@ -14,7 +14,7 @@ namespace {
 #define PAYRAIL_EVENT_COLUMNS \
   "id, org_id, mode, type, resource_id, sequence, payload, " PAYRAIL_TIMESTAMP("created_at")
 
-// Both statements are deferred to the end of the transaction (pg::defer_row): a worker batch's
+// Both statements are deferred to the end of the transaction (store::defer_row): a worker batch's
 // events are two statements, whatever their number.
 //
 // The insert's foreign key takes each organization row FOR KEY SHARE at the end of the statement
@@ -72,11 +72,11 @@ std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& p
   const auto id = new_id("evt_");
   const auto occurred_at = time::format_utc(time::now_utc());
   const auto mode = std::string(model::mode_name(event.mode));
-  pg::defer_row(tx, kInsert, pg::LockOrder::events,
+  store::defer_row(tx, kInsert, store::LockOrder::events,
                 {id, event.org_id, mode, event.type, event.resource_type, event.resource_id,
                  std::to_string(event.sequence), payload(id, occurred_at)});
   const auto message = outbox::new_message(topics::kEvents, event.org_id, event.mode, id);
-  pg::defer_row(tx, kEnqueueForSubscribers, pg::LockOrder::event_messages,
+  store::defer_row(tx, kEnqueueForSubscribers, store::LockOrder::event_messages,
                 {message.message_id, std::string(topics::kEvents.name), id, topics::encode(message),
                  event.org_id, mode, event.type, std::to_string(outbox::own_relay_lease_ms())},
                 outbox::hand_over_leased);

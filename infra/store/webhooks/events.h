@@ -30,7 +30,7 @@ using PayloadWriter =
 
 // Inserts the event, and its `events` outbox message when an active endpoint of the organization
 // and mode subscribes to the event's type (nothing else consumes that topic); returns the event
-// id. Both are written just before the caller's transaction commits (pg::defer_row: a worker's
+// id. Both are written just before the caller's transaction commits (store::defer_row: a worker's
 // batch writes its events with one statement); from then the organization row is held FOR KEY
 // SHARE until the transaction ends.
 std::string append(pqxx::work& tx, const NewEvent& event, const PayloadWriter& payload);

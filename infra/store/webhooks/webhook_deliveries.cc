@@ -46,7 +46,7 @@ SELECT b.message_id, b.consumed, b.event_id, b.org_id, b.mode, b.type,
              AND s.mode = b.mode AND b.type = ANY (s.events) ORDER BY s.id)
 FROM batch b)sql"};
 
-// Deferred to the end of the transaction (pg::defer_row): a batch's deliveries are one statement.
+// Deferred to the end of the transaction (store::defer_row): a batch's deliveries are one statement.
 constexpr pg::Statement kInsertMany{"webhook_deliveries_insert_many", R"sql(
 INSERT INTO webhook_deliveries (id, org_id, mode, endpoint_id, event_id, event_type,
                                 next_attempt_at)
@@ -251,7 +251,7 @@ FanOut schedule(pqxx::work& tx, const pqxx::row& row) {
   const auto mode = row[4].as<std::string>();
   const auto type = row[5].as<std::string>();
   for (const auto& endpoint_id : parse_text_array(row[6])) {
-    pg::defer_row(tx, kInsertMany, pg::LockOrder::deliveries,
+    store::defer_row(tx, kInsertMany, store::LockOrder::deliveries,
                   {new_id("whd_"), org_id, mode, endpoint_id, event_id, type});
     ++fanned_out.deliveries;
   }
@@ -263,12 +263,12 @@ FanOut schedule(pqxx::work& tx, const pqxx::row& row) {
 void prefetch_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages) {
   if (messages.empty()) return;
   for (const auto& row : read_fan_outs(tx, messages)) {
-    pg::keep_locked_row(tx, "fan_out:" + row[0].as<std::string>(), row);
+    store::keep_locked_row(tx, "fan_out:" + row[0].as<std::string>(), row);
   }
 }
 
 FanOut fan_out(pqxx::work& tx, const FanOutMessage& message) {
-  if (const auto kept = pg::take_locked_row(tx, "fan_out:" + message.message_id)) {
+  if (const auto kept = store::take_locked_row(tx, "fan_out:" + message.message_id)) {
     return schedule(tx, *kept);
   }
   return schedule(tx, read_fan_outs(tx, {message})[0]);

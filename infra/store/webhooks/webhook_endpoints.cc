@@ -31,7 +31,7 @@ constexpr pg::Statement kCountActive{
 
 constexpr auto kListSql =
     sql::concat("SELECT ", kColumns, " FROM webhook_endpoints WHERE deleted_at IS NULL AND",
-                keyset_conditions("webhook_endpoints"), kKeysetOrder);
+                keyset_conditions("webhook_endpoints"), keyset_order("webhook_endpoints"));
 constexpr pg::Statement kList{"webhook_endpoints_list", kListSql.c_str(), pg::Plan::custom};
 
 constexpr auto kFindSql = sql::concat(

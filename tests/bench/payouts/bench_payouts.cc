@@ -147,7 +147,7 @@ std::vector<double> stage_latencies_ms(pqxx::connection& connection, const Optio
             "FROM fiat_payouts p JOIN resource_transitions t ON t.resource_id = p.id "
             "AND t.to_status = $2 WHERE p.id = ANY($1::text[]) GROUP BY p.id, p.created_at"
           : "SELECT extract(epoch FROM (min(t.occurred_at) - p.created_at)) * 1000 "
-            "FROM payouts p JOIN payout_transitions t ON t.payout_id = p.id "
+            "FROM payouts p JOIN resource_transitions t ON t.resource_id = p.id "
             "AND t.to_status = $2 WHERE p.id = ANY($1::text[]) GROUP BY p.id, p.created_at",
       ids, stage);
   std::vector<double> latencies;

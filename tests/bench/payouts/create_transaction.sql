@@ -30,8 +30,8 @@ SELECT created.*, EXISTS (SELECT 1 FROM claimed), l.auto_approval_usd::text,
 INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
   VALUES ('msg_r' || :n || 'c' || :client_id, 'payouts.requested',
           'po_b' || :n || 'c' || :client_id, repeat('x', 180), now() + interval '15 seconds');
-INSERT INTO payout_transitions (payout_id, from_status, to_status, trigger)
-  VALUES ('po_b' || :n || 'c' || :client_id, NULL, 'pending', 'create');
+INSERT INTO resource_transitions (resource_type, resource_id, from_status, to_status, trigger)
+  VALUES ('payout', 'po_b' || :n || 'c' || :client_id, NULL, 'pending', 'create');
 WITH organization AS (SELECT 1 FROM organizations WHERE id = 'org_bench_' || :org FOR KEY SHARE)
 INSERT INTO events (id, org_id, mode, type, resource_type, resource_id, sequence, payload)
   SELECT 'evt_b' || :n || 'c' || :client_id, 'org_bench_' || :org, 'test', 'payout.created',

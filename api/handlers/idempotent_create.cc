@@ -1,20 +1,16 @@
-#include "api/handlers/screened_create.h"
+#include "api/handlers/idempotent_create.h"
 
-#include <algorithm>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
-#include <tuple>
 #include <utility>
 
 #include "api/http/worker_pool.h"
 #include "api/payout_decisions.h"
 #include "api/services.h"
 
-namespace payrail::api::screened_create {
+namespace payrail::api::idempotent_create {
 namespace {
 
 namespace idempotency = infra::store::idempotency;
@@ -32,24 +28,14 @@ HttpResponse replayed(HttpResponse response, const std::optional<std::string>& r
 }
 
 // Reads the resource, builds the answer and records it for replays, together with the answers
-// that arrive meanwhile (Answers).
+// that arrive meanwhile (store::creates::Answers).
 model::Result<HttpResponse> answer_from_resource(Services& services, const Resource& resource,
                                                  const idempotency::Scope& scope,
                                                  const std::string& id,
                                                  const std::string& request_id) {
-  return services.answers->answer(resource, Wanted{scope, id, request_id});
-}
-
-Error internal_error() {
-  return Error::make(ErrorCode::internal_error, "An internal error occurred.");
-}
-
-// The answer recorded for the key first: that one is the answer, every time.
-model::Result<HttpResponse> recorded_first(pqxx::transaction_base& tx,
-                                           const idempotency::Scope& scope) {
-  const auto record = idempotency::find(tx, scope);
-  if (!record || !record->response_status || !record->response_body) return internal_error();
-  return HttpResponse::json(*record->response_status, *record->response_body);
+  auto answer = services.answers->answer(resource, Wanted{scope, id, request_id});
+  if (!answer.ok()) return answer.error();
+  return to_response(*answer);
 }
 
 void send(Responder& responder, model::Result<HttpResponse> response, bool replay) {
@@ -128,97 +114,15 @@ std::optional<Responder> replay_used_key(const RequestContext& context, Responde
   return responder;
 }
 
-Answers::Answers(infra::pg::Pool& pool, std::size_t group_max)
-    : pool_(pool), group_max_(std::max<std::size_t>(1, group_max)) {}
-
-model::Result<HttpResponse> Answers::answer(const Resource& resource, Wanted wanted) {
-  Item item{&resource, std::move(wanted), std::nullopt};
-  std::unique_lock lock(mutex_);
-  waiting_.push_back(&item);
-  while (!item.result) {
-    if (writing_) {
-      changed_.wait(lock);
-      continue;
-    }
-    auto group = take_group();
-    writing_ = true;
-    lock.unlock();
-    try {
-      write_group(group);
-    } catch (const std::exception&) {
-      // Never leave an answer without a result: its thread would wait for ever.
-      for (auto* member : group) {
-        if (!member->result) member->result = internal_error();
-      }
-    }
-    lock.lock();
-    writing_ = false;
-    changed_.notify_all();
-  }
-  return std::move(*item.result);
+HttpResponse to_response(const infra::store::creates::Answer& answer) {
+  return HttpResponse::json(answer.status, answer.body);
 }
 
-std::size_t Answers::waiting() {
-  std::lock_guard lock(mutex_);
-  return waiting_.size();
-}
-
-// The oldest waiting answers, one per key: complete_many() records one answer per key.
-std::vector<Answers::Item*> Answers::take_group() {
-  std::vector<Item*> group;
-  std::set<std::tuple<std::string, model::Mode, std::string>> keys;
-  for (auto it = waiting_.begin(); it != waiting_.end() && group.size() < group_max_;) {
-    const auto& scope = (*it)->wanted.scope;
-    if (!keys.emplace(scope.org_id, scope.mode, scope.key).second) {
-      ++it;
-      continue;
-    }
-    group.push_back(*it);
-    it = waiting_.erase(it);
-  }
-  return group;
-}
-
-void Answers::write_group(const std::vector<Item*>& group) {
-  using Results = std::vector<model::Result<HttpResponse>>;
-  auto results = pool_.autocommit([&](pqxx::nontransaction& tx) -> model::Result<Results> {
-    std::vector<std::optional<HttpResponse>> responses(group.size());
-    std::map<const Resource*, std::vector<std::size_t>> by_resource;
-    for (std::size_t i = 0; i < group.size(); ++i) by_resource[group[i]->resource].push_back(i);
-    for (const auto& [resource, indices] : by_resource) {
-      std::vector<Wanted> wanted;
-      for (const auto i : indices) wanted.push_back(group[i]->wanted);
-      auto answers = resource->answer(tx, wanted);
-      for (std::size_t k = 0; k < indices.size(); ++k)
-        responses[indices[k]] = std::move(answers[k]);
-    }
-    std::vector<idempotency::Answer> records;
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      if (!responses[i]) continue;
-      records.push_back({&group[i]->wanted.scope, responses[i]->status, &responses[i]->body,
-                         &group[i]->wanted.request_id});
-    }
-    const auto stored = idempotency::complete_many(tx, records);
-    Results out;
-    std::size_t record = 0;
-    for (std::size_t i = 0; i < group.size(); ++i) {
-      if (!responses[i]) {
-        out.push_back(internal_error());
-      } else if (stored[record++]) {
-        out.push_back(std::move(*responses[i]));
-      } else {
-        out.push_back(recorded_first(tx, group[i]->wanted.scope));
-      }
-    }
-    return out;
-  });
-  for (std::size_t i = 0; i < group.size(); ++i) {
-    if (results.ok()) {
-      group[i]->result = std::move(results.value()[i]);
-    } else {
-      group[i]->result = results.error();
-    }
-  }
+void answer_now(const RequestContext& context, Responder responder, const Resource& resource,
+                const idempotency::Scope& scope, const std::string& id) {
+  send(responder,
+       answer_from_resource(*context.services, resource, scope, id, responder.request_id()),
+       false);
 }
 
 struct PendingCreate {
@@ -289,4 +193,4 @@ void DecisionWait::answer(Responder responder) {
   if (auto now = pending_->give(std::move(responder))) finish_create(*pending_, *now);
 }
 
-}  // namespace payrail::api::screened_create
+}  // namespace payrail::api::idempotent_create

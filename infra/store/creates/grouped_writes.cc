@@ -1,47 +1,51 @@
-#include "infra/plumbing/pg/grouped_writes.h"
+#include "infra/store/creates/grouped_writes.h"
 
 #include <algorithm>
 #include <map>
 
 #include "infra/plumbing/log/log.h"
 #include "infra/plumbing/metrics/metrics.h"
+#include "infra/store/sql/deferred_writes.h"
+#include "infra/store/sql/row_locks.h"
 
-namespace payrail::infra::pg {
+namespace payrail::infra::store {
 namespace {
 
 void set_all(std::vector<GroupedWrites::Request*>& group, const model::Status& status) {
   for (auto* request : group) request->status = status;
 }
 
-std::string ahead_key(const Statement& statement, const std::string& key) {
+std::string ahead_key(const pg::Statement& statement, const std::string& key) {
   return std::string("ahead\x1f") + statement.name + '\x1f' + key;
 }
 
 // Each statement the group's requests read ahead, once for all of them (in group order); each
 // returned row is kept for the request its first column names.
 void read_ahead(pqxx::work& tx, const std::vector<GroupedWrites::Request*>& group) {
-  std::map<const Statement*, std::vector<DeferredRow>> rows;
+  std::map<const pg::Statement*, std::vector<DeferredRow>> rows;
   for (const auto* request : group) {
     if (request->ahead) rows[request->ahead->statement].push_back(request->ahead->row);
   }
   for (const auto& [statement, statement_rows] : rows) {
-    for (const auto& row : exec_rows(tx, *statement, statement_rows)) {
-      keep_locked_row(tx, ahead_key(*statement, row[0].as<std::string>()), row);
+    const auto returned = pg::exec_rows(tx, *statement, statement_rows);
+    const auto key = returned.column_number(kAheadKeyColumn);
+    for (const auto& row : returned) {
+      keep_locked_row(tx, ahead_key(*statement, row[key].as<std::string>()), row);
     }
   }
 }
 
 // One request's step in the savepoint pass. A failure of its own becomes the error a request
 // written alone gets (logged; the caller's answer names no database detail); the database's
-// failure is rethrown, and the whole group is retried (Pool::transact).
+// failure is rethrown, and the whole group is retried (pg::Pool::transact).
 template <class Step>
 model::Status own_failure_as_error(Step&& step) {
   try {
     return step();
   } catch (const std::exception& failure) {
-    const auto kind = classify_failure(failure);
-    if (kind != FailureKind::permanent) throw;
-    return database_error(kind, failure);
+    const auto kind = pg::classify_failure(failure);
+    if (kind != pg::FailureKind::permanent) throw;
+    return pg::database_error(kind, failure);
   }
 }
 
@@ -51,7 +55,7 @@ model::Status own_failure_as_error(Step&& step) {
 model::Status write_isolated(pqxx::work& tx, std::vector<GroupedWrites::Request*>& group) {
   for (auto* request : group) {
     tx.exec0("SAVEPOINT request");
-    std::optional<SavepointHooks> hooks(std::in_place);
+    std::optional<pg::SavepointHooks> hooks(std::in_place);
     auto status = own_failure_as_error([&] { return request->apply(tx); });
     if (status.ok()) {
       status = own_failure_as_error([&] {
@@ -73,7 +77,7 @@ model::Status write_isolated(pqxx::work& tx, std::vector<GroupedWrites::Request*
 
 }  // namespace
 
-GroupedWrites::GroupedWrites(Pool& pool, GroupOptions options) : pool_(pool), options_(options) {
+GroupedWrites::GroupedWrites(pg::Pool& pool, GroupOptions options) : pool_(pool), options_(options) {
   options_.max_requests = std::max<std::size_t>(1, options_.max_requests);
   options_.max_groups = std::max<std::size_t>(1, options_.max_groups);
 }
@@ -136,7 +140,7 @@ void GroupedWrites::write_group(std::vector<Request*>& group) {
     }
     write_fast_or_isolated(group);
   } catch (const std::exception& failure) {
-    log::error("postgres.group_failed", {{"error", failure_summary(failure)}});
+    log::error("postgres.group_failed", {{"error", pg::failure_summary(failure)}});
     set_all(group,
             model::Error::make(model::ErrorCode::internal_error, "An internal error occurred."));
   }
@@ -147,7 +151,7 @@ void GroupedWrites::write_fast_or_isolated(std::vector<Request*>& group) {
   const auto fast = pool_.transact([&](pqxx::work& tx) -> model::Status {
     refused = false;
     mark_grouped(tx);
-    if (auto ahead = guarded([&] {
+    if (auto ahead = pg::guarded([&] {
           read_ahead(tx, group);
           return model::ok_status();
         });
@@ -156,7 +160,7 @@ void GroupedWrites::write_fast_or_isolated(std::vector<Request*>& group) {
       return ahead;
     }
     for (auto* request : group) {
-      auto status = guarded([&] { return request->apply(tx); });
+      auto status = pg::guarded([&] { return request->apply(tx); });
       if (!status.ok()) {
         refused = true;
         return status;
@@ -179,9 +183,9 @@ void GroupedWrites::write_fast_or_isolated(std::vector<Request*>& group) {
   metrics::record_write_group(pool_name, group.size(), "isolated");
 }
 
-std::optional<pqxx::row> take_ahead(pqxx::work& tx, const Statement& statement,
+std::optional<pqxx::row> take_ahead(pqxx::work& tx, const pg::Statement& statement,
                                     const std::string& key) {
   return take_locked_row(tx, ahead_key(statement, key));
 }
 
-}  // namespace payrail::infra::pg
+}  // namespace payrail::infra::store

@@ -11,10 +11,10 @@
 // statement) the transaction is rolled back and the group runs again with a savepoint per
 // request, so the refused one is rolled back alone and the others commit. In the fast pass the
 // writes that can refuse a create (its hold, its spend reservation) are deferred to the commit
-// as well (pg::grouped): one statement each for the whole group instead of one per request. When
+// as well (store::grouped): one statement each for the whole group instead of one per request. When
 // the group's sum does not fit a balance or a limit, that flush fails and the savepoint pass
 // finds which request is refused, as it would for a refusal during the fast pass. A failure of the
-// database itself (lost connection, deadlock, serialization) is the group's: Pool::transact
+// database itself (lost connection, deadlock, serialization) is the group's: pg::Pool::transact
 // retries the whole group, or every request gets the error.
 //
 // A request may also name one row of a set-based statement to read ahead (Request::ahead): the
@@ -41,8 +41,12 @@
 #include <vector>
 
 #include "infra/plumbing/pg/pool.h"
+#include "infra/store/sql/deferred_writes.h"
 
-namespace payrail::infra::pg {
+namespace payrail::infra::store {
+
+// The column of a read-ahead statement's rows that names the request each row is for.
+inline constexpr const char* kAheadKeyColumn = "request_id";
 
 struct GroupOptions {
   std::size_t max_requests = 16;  // in one transaction
@@ -58,10 +62,11 @@ struct GroupOptions {
 class GroupedWrites {
  public:
   // A row of `statement` to read ahead in the fast pass. The statement returns one row per
-  // request, its first column the key the request takes it by (take_ahead).
+  // request, with the key the request takes it by (take_ahead) in its column kAheadKeyColumn.
   struct Ahead {
-    const Statement* statement;
+    const pg::Statement* statement;
     DeferredRow row;
+    std::string key;  // the request's key in the returned rows' kAheadKeyColumn
   };
 
   // One request: `apply` runs in the group's transaction (possibly more than once: a retried
@@ -74,7 +79,7 @@ class GroupedWrites {
     bool done = false;
   };
 
-  GroupedWrites(Pool& pool, GroupOptions options);
+  GroupedWrites(pg::Pool& pool, GroupOptions options);
   GroupedWrites(const GroupedWrites&) = delete;
   GroupedWrites& operator=(const GroupedWrites&) = delete;
 
@@ -97,7 +102,7 @@ class GroupedWrites {
   void write_group(std::vector<Request*>& group);
   void write_fast_or_isolated(std::vector<Request*>& group);
 
-  Pool& pool_;
+  pg::Pool& pool_;
   GroupOptions options_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -107,7 +112,7 @@ class GroupedWrites {
 
 // The row the fast pass read ahead for the request whose key is `key` (GroupedWrites::Ahead), if
 // this transaction read one: handed out once.
-std::optional<pqxx::row> take_ahead(pqxx::work& tx, const Statement& statement,
+std::optional<pqxx::row> take_ahead(pqxx::work& tx, const pg::Statement& statement,
                                     const std::string& key);
 
 template <class Outcome, class Apply>
@@ -126,4 +131,4 @@ model::Result<Outcome> GroupedWrites::write_one(std::string lock_key, Apply&& ap
   return std::move(*outcome);
 }
 
-}  // namespace payrail::infra::pg
+}  // namespace payrail::infra::store
