@@ -146,6 +146,27 @@ TEST_F(Pagination, EqualTimestampsAreOrderedByIdAndPageCleanly) {
   EXPECT_EQ(walked.size(), 7u);
 }
 
+// Items are ordered by their exact creation time, not by the timestamp shown (to the second):
+// otherwise the page order and the cursor's (created_at, id) disagree, and a walk skips items.
+TEST_F(Pagination, ItemsOfOneSecondAreOrderedByTheirExactTime) {
+  auto same_second = stack_->create_organization();
+  for (int i = 0; i < 3; ++i) create_key(same_second.test_key);
+  // Within one second, the smallest id the newest: the reverse of the ids' order.
+  stack_->database().scalar(
+      "UPDATE api_keys k SET created_at = '2026-01-01T00:00:00Z'::timestamptz + n * "
+      "interval '100 milliseconds' FROM (SELECT id, row_number() OVER (ORDER BY id DESC) AS n "
+      "FROM api_keys WHERE org_id = '" +
+      same_second.id + "') ranked WHERE k.id = ranked.id");
+  const auto expected = stack_->database().scalar(
+      "SELECT string_agg(id, ',' ORDER BY created_at DESC) FROM api_keys WHERE org_id = '" +
+      same_second.id + "'");
+  const auto walked = walk(same_second.test_key, 1);
+  std::string joined;
+  for (const auto& id : walked) joined += (joined.empty() ? "" : ",") + id;
+  EXPECT_EQ(joined, expected);
+  EXPECT_EQ(walked.size(), 4u);
+}
+
 TEST_F(Pagination, LaterPagesDoNotShiftWhenItemsAreInserted) {
   const auto before = list(organization_->test_key, "?limit=100").ids;
   const auto first = list(organization_->test_key, "?limit=5");

@@ -1,6 +1,7 @@
 // The daily and monthly spend counters, reserved in one statement, against a real database: the
 // error names the period that does not fit (the day first, as before), whether the amount alone
-// or the counter plus the amount passes the limit; a refused reservation changes no counter.
+// or the counter plus the amount passes the limit; a refused reservation changes no counter. And
+// the limit overrides, read by their names.
 #include <gtest/gtest.h>
 
 #include "infra/plumbing/pg/pool.h"
@@ -16,7 +17,7 @@ class SpendLimits : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     database_ = new TestDatabase();
-    for (const auto* org : {"org_daily", "org_monthly", "org_alone"}) {
+    for (const auto* org : {"org_daily", "org_monthly", "org_alone", "org_overrides"}) {
       database_->add_organization(org);
     }
     pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 2});
@@ -80,6 +81,43 @@ TEST_F(SpendLimits, AnAmountAboveALimitAloneNamesThatLimit) {
             std::string::npos);
   EXPECT_EQ(counters("org_alone"), "");  // no counter row was kept
   EXPECT_NE(reserve("org_alone", "not a number", limits("100", "100")), "");
+}
+
+// Each override is read by its name wherever the row selects override_columns(): from a known
+// column (`first`), or found in the row's result; a NULL override keeps the mode's default.
+TEST_F(SpendLimits, OverridesAreReadByTheirNames) {
+  ASSERT_TRUE(spend::set_overrides(*pool_, "org_overrides", model::Mode::test,
+                                   {.auto_approval_usd = "12.5", .daily_usd = "700"})
+                  .ok());
+  constexpr auto kColumns = spend::override_columns("l");
+  const auto text = [](const model::PayoutLimits& limits) {
+    return model::format_decimal(limits.auto_approval_usd) + " " +
+           model::format_decimal(limits.per_payout_usd) + " " +
+           model::format_decimal(limits.daily_usd) + " " +
+           model::format_decimal(limits.monthly_usd);
+  };
+  auto expected = model::default_payout_limits(model::Mode::test);
+  expected.auto_approval_usd = *model::parse_decimal("12.5");
+  expected.daily_usd = *model::parse_decimal("700");
+  const auto status = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    // Two columns before the overrides, one after.
+    const auto rows = tx.exec(std::string("SELECT l.org_id, l.mode, ") + kColumns.c_str() +
+                              ", 1 AS after FROM organization_limits l "
+                              "WHERE l.org_id = 'org_overrides' AND l.mode = 'test'");
+    EXPECT_EQ(rows.size(), 1u);
+    EXPECT_EQ(text(spend::limits_with_overrides(rows[0], 2, model::Mode::test)), text(expected));
+    EXPECT_EQ(text(spend::limits_with_overrides(rows[0], model::Mode::test)), text(expected));
+    EXPECT_EQ(text(spend::effective_limits(tx, "org_overrides", model::Mode::test)),
+              text(expected));
+    const auto batch = spend::effective_limits(
+        tx, std::vector<spend::Scope>{{"org_overrides", model::Mode::test},
+                                      {"org_overrides", model::Mode::live}});
+    EXPECT_EQ(text(batch.at({"org_overrides", model::Mode::test})), text(expected));
+    EXPECT_EQ(text(batch.at({"org_overrides", model::Mode::live})),
+              text(model::default_payout_limits(model::Mode::live)));
+    return model::ok_status();
+  });
+  EXPECT_TRUE(status.ok());
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ std::map<std::string, std::string> applied_checksums(pqxx::connection& connectio
   pqxx::nontransaction tx(connection);
   std::map<std::string, std::string> applied;
   for (const auto& row : tx.exec("SELECT file_name, checksum FROM schema_migrations")) {
-    applied.emplace(row[0].as<std::string>(), row[1].as<std::string>());
+    applied.emplace(row["file_name"].as<std::string>(), row["checksum"].as<std::string>());
   }
   return applied;
 }

@@ -27,14 +27,15 @@ model::Result<std::string> reseal_batch(pg::Pool& pool, const crypto::DataKey& k
     const auto table = tx.quote_name(column.table);
     const std::string id = std::string("(") + column.key_sql + ")";
     const auto sealed = tx.quote_name(column.sealed_column);
-    const auto rows = tx.exec_params("SELECT " + id + ", " + sealed + " FROM " + table + " WHERE " +
-                                         sealed + " IS NOT NULL AND " + id + " > $1 ORDER BY " +
-                                         id + " LIMIT $2 FOR UPDATE",
-                                     after, kBatchMax);
+    // Named columns: the key is an expression, the sealed column's name varies by table.
+    const auto rows = tx.exec_params(
+        "SELECT " + id + " AS row_key, " + sealed + " AS sealed_value FROM " + table + " WHERE " +
+            sealed + " IS NOT NULL AND " + id + " > $1 ORDER BY " + id + " LIMIT $2 FOR UPDATE",
+        after, kBatchMax);
     std::string last;
     for (const auto& row : rows) {
-      last = row[0].as<std::string>();
-      const pqxx::binarystring stored(row[1]);
+      last = row["row_key"].as<std::string>();
+      const pqxx::binarystring stored(row["sealed_value"]);
       auto opened = key.open(stored.str());
       if (!opened.ok()) {
         ++counts.unreadable;

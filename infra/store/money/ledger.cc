@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "infra/plumbing/pg/pool.h"
+#include "infra/store/sql/text.h"
 #include "schemas/model/money/money.h"
 
 namespace payrail::infra::store::ledger {
@@ -34,6 +35,11 @@ const MovementSpec& spec_of(Movement movement) {
   throw std::logic_error("unknown ledger movement");
 }
 
+// The columns apply_hold() reads, by name (sql::column): whether kHold wrote the entry,
+// and whether it changed the balance.
+constexpr sql::Text kHoldColumns =
+    "EXISTS (SELECT 1 FROM entry) AS entry_written, EXISTS (SELECT 1 FROM held) AS balance_changed";
+
 // A hold is the one movement that can find the balance short: it is applied at once, entry,
 // postings and balance in one round trip, and the guard turns a short balance into a clean
 // "insufficient" answer instead of a constraint error. The balance is changed only when this
@@ -42,7 +48,7 @@ const MovementSpec& spec_of(Movement movement) {
 // (store::grouped) the holds are deferred with the other movements instead: a balance that cannot
 // take the group's holds together fails the flush on its CHECK constraint, and each create is
 // then applied again in a savepoint of its own, where its hold comes here.
-constexpr pg::Statement kHold{"ledger_hold", R"sql(
+constexpr auto kHoldSql = sql::concat(R"sql(
 WITH entry AS (
   INSERT INTO journal_entries (org_id, mode, asset, kind, resource_id)
   VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id),
@@ -57,7 +63,9 @@ held AS (
     AND available + $9::numeric >= 0 AND held + $10::numeric >= 0
     AND EXISTS (SELECT 1 FROM entry)
   RETURNING 1)
-SELECT EXISTS (SELECT 1 FROM entry), EXISTS (SELECT 1 FROM held))sql"};
+SELECT )sql",
+                                      kHoldColumns);
+constexpr pg::Statement kHold{"ledger_hold", kHoldSql.c_str()};
 
 // Every other movement only adds to `available` or takes from `held` what a hold put there, so
 // it is deferred to the end of the transaction (store::defer_row), its journal entry with it, and
@@ -100,14 +108,15 @@ updated AS (
   FROM change JOIN locked USING (org_id, mode, asset)
   WHERE b.org_id = change.org_id AND b.mode = change.mode AND b.asset = change.asset
   RETURNING b.org_id, b.mode, b.asset)
-SELECT 'ledger movement found no row for its balance' FROM (
+SELECT 'ledger movement found no row for its balance' AS refusal FROM (
   SELECT org_id, mode, asset FROM change EXCEPT SELECT org_id, mode, asset FROM updated) missing
 UNION ALL
 SELECT 'ledger movement applied twice: ' || kind || ' of ' || coalesce(resource_id, 'no resource')
 FROM movement WHERE id NOT IN (SELECT id FROM entry))sql"};
 
+// Only ever called to fail the transaction: the name is looked up at run time.
 void refuse_movement(const pqxx::row& row) {
-  throw std::logic_error(row[0].as<std::string>());
+  throw std::logic_error(row["refusal"].as<std::string>());
 }
 
 constexpr pg::Statement kOpenAccounts{"ledger_open_accounts", R"sql(
@@ -115,9 +124,13 @@ INSERT INTO balances (org_id, mode, asset)
 SELECT $1, m.mode, a.asset FROM (VALUES ('test'), ('live')) AS m (mode),
                                 (VALUES ('USDC'), ('USDT'), ('ETH')) AS a (asset))sql"};
 
-constexpr pg::Statement kBalances{"ledger_balances", R"sql(
-SELECT asset, available::text, held::text FROM balances WHERE org_id = $1 AND mode = $2
-ORDER BY CASE asset WHEN 'USDC' THEN 1 WHEN 'USDT' THEN 2 ELSE 3 END)sql"};
+// The columns balances() maps, by name.
+constexpr sql::Text kBalanceColumns = "asset, available::text AS available, held::text AS held";
+constexpr auto kBalancesSql = sql::concat(
+    "SELECT ", kBalanceColumns,
+    " FROM balances WHERE org_id = $1 AND mode = $2 ORDER BY CASE asset WHEN 'USDC' THEN 1 WHEN "
+    "'USDT' THEN 2 ELSE 3 END");
+constexpr pg::Statement kBalances{"ledger_balances", kBalancesSql.c_str()};
 
 // Balances are shown at the asset's precision ("1000000.000000" for USDC).
 std::string at_precision(const std::string& asset, const std::string& value) {
@@ -145,8 +158,11 @@ Applied apply_hold(pqxx::work& tx, std::string_view org_id, model::Mode mode,
                std::string(asset), std::string(spec.kind), resource,
                std::string(spec.debit_account), std::string(spec.credit_account), amount,
                delta(spec, "available", amount), delta(spec, "held", amount))[0];
-  if (!row[0].as<bool>()) return Applied::already_applied;
-  return row[1].as<bool>() ? Applied::applied : Applied::insufficient_balance;
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kHoldColumns, name);
+  };
+  if (!row[at("entry_written")].as<bool>()) return Applied::already_applied;
+  return row[at("balance_changed")].as<bool>() ? Applied::applied : Applied::insufficient_balance;
 }
 
 // Whether the transaction deferred this movement, or another outcome of the same resource,
@@ -156,9 +172,13 @@ bool applied_in_this_transaction(const pqxx::work& tx, const MovementSpec& spec,
   const auto is_outcome = [](std::string_view kind) {
     return kind == "release" || kind == "refund" || kind == "settle";
   };
+  // A deferred row holds kApplyMovements' parameters: $4 the kind, $5 the resource.
+  constexpr std::size_t kind_parameter = 3;
+  constexpr std::size_t resource_parameter = 4;
   return store::any_deferred(tx, kApplyMovements, [&](const store::DeferredRow& row) {
-    if (row[4] != resource_id) return false;
-    return *row[3] == spec.kind || (is_outcome(*row[3]) && is_outcome(spec.kind));
+    if (row[resource_parameter] != resource_id) return false;
+    const auto& kind = *row[kind_parameter];
+    return kind == spec.kind || (is_outcome(kind) && is_outcome(spec.kind));
   });
 }
 
@@ -218,12 +238,15 @@ void open_accounts(pqxx::work& tx, std::string_view org_id) {
 model::Result<std::vector<BalanceRow>> balances(pg::Pool& pool, std::string_view org_id,
                                                 model::Mode mode) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<BalanceRow>> {
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kBalanceColumns, name);
+    };
     std::vector<BalanceRow> rows;
     for (const auto& row :
          pg::exec(tx, kBalances, std::string(org_id), std::string(model::mode_name(mode)))) {
-      const auto asset = row[0].as<std::string>();
-      rows.push_back({asset, at_precision(asset, row[1].as<std::string>()),
-                      at_precision(asset, row[2].as<std::string>())});
+      const auto asset = row[at("asset")].as<std::string>();
+      rows.push_back({asset, at_precision(asset, row[at("available")].as<std::string>()),
+                      at_precision(asset, row[at("held")].as<std::string>())});
     }
     return rows;
   });

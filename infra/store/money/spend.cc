@@ -11,27 +11,34 @@
 namespace payrail::infra::store::spend {
 namespace {
 
-#define PAYRAIL_OVERRIDE_COLUMNS PAYRAIL_SPEND_OVERRIDE_COLUMNS("organization_limits")
+// The override columns apply_overrides() reads, by name (sql::column).
+constexpr auto kOverrideColumns = override_columns("organization_limits");
 
-constexpr pg::Statement kOverrides{"spend_overrides",
-                                   "SELECT " PAYRAIL_OVERRIDE_COLUMNS
-                                   " FROM organization_limits WHERE org_id = $1 AND mode = $2"};
+constexpr auto kOverridesSql = sql::concat(
+    "SELECT ", kOverrideColumns, " FROM organization_limits WHERE org_id = $1 AND mode = $2");
+constexpr pg::Statement kOverrides{"spend_overrides", kOverridesSql.c_str()};
+
+// The scope of each row of kOverridesOf, its overrides after it.
+constexpr sql::Text kScopeColumns = "organization_limits.org_id, organization_limits.mode";
 
 // The scopes arrive without duplicates (effective_limits). Each is read by the primary key: the
 // LATERAL subquery with OFFSET 0 is not merged into a join, whose generic plan (ten rows expected
 // from any array) hashed the scopes and read the whole table for every batch the screening worker
 // decides, as authentication did (api_keys.cc).
-constexpr pg::Statement kOverridesOf{
-    "spend_overrides_of",
-    "SELECT organization_limits.org_id, organization_limits.mode, " PAYRAIL_OVERRIDE_COLUMNS
-    " FROM unnest($1::text[], $2::text[]) AS scope (org_id, mode) CROSS JOIN LATERAL ("
-    "SELECT * FROM organization_limits WHERE org_id = scope.org_id AND mode = scope.mode "
-    "OFFSET 0) AS organization_limits"};
+constexpr auto kOverridesOfSql = sql::concat(
+    "SELECT ", kScopeColumns, ", ", kOverrideColumns,
+    " FROM unnest($1::text[], $2::text[]) AS scope (org_id, mode) CROSS JOIN LATERAL (SELECT * "
+    "FROM organization_limits WHERE org_id = scope.org_id AND mode = scope.mode OFFSET 0) AS "
+    "organization_limits");
+constexpr pg::Statement kOverridesOf{"spend_overrides_of", kOverridesOfSql.c_str()};
+
+// The column reserve() reads: a period whose counter took the amount.
+constexpr sql::Text kReservedColumns = "c.period";
 
 // Both periods in one round trip, day first (the order every reservation locks them in);
 // returns the periods whose counter took the amount: an existing counter only while it stays
 // within its limit, a new one always (reserve() checks the amount alone against the limit).
-constexpr pg::Statement kReserve{"spend_reserve", R"sql(
+constexpr auto kReserveSql = sql::concat(R"sql(
 INSERT INTO spend_counters AS c (org_id, mode, period, period_start, amount_usd)
 SELECT $1, $2, period.name, period.start, $3::numeric
 FROM (VALUES (1, 'day', (now() AT TIME ZONE 'UTC')::date),
@@ -42,7 +49,9 @@ ON CONFLICT (org_id, mode, period, period_start)
 DO UPDATE SET amount_usd = c.amount_usd + EXCLUDED.amount_usd
 WHERE c.amount_usd + EXCLUDED.amount_usd
       <= CASE EXCLUDED.period WHEN 'day' THEN $4::numeric ELSE $5::numeric END
-RETURNING c.period)sql"};
+RETURNING )sql",
+                                         kReservedColumns);
+constexpr pg::Statement kReserve{"spend_reserve", kReserveSql.c_str()};
 
 // In the first pass of a group of creates (store::grouped) the reservations are deferred to the end
 // of the transaction and written together: one sum per organization and mode, each counter
@@ -119,12 +128,15 @@ void apply_override(const pqxx::field& field, model::Decimal& target) {
   if (auto value = model::parse_decimal(field.as<std::string>())) target = *value;
 }
 
-// The four override columns of `row`, from column `first` on (PAYRAIL_OVERRIDE_COLUMNS).
+// The four overrides of `row`, which selects kOverrideColumns from column `first` on.
 void apply_overrides(const pqxx::row& row, int first, model::PayoutLimits& limits) {
-  apply_override(row[first], limits.auto_approval_usd);
-  apply_override(row[first + 1], limits.per_payout_usd);
-  apply_override(row[first + 2], limits.daily_usd);
-  apply_override(row[first + 3], limits.monthly_usd);
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kOverrideColumns, name);
+  };
+  apply_override(row[first + at("auto_approval_usd")], limits.auto_approval_usd);
+  apply_override(row[first + at("per_payout_usd")], limits.per_payout_usd);
+  apply_override(row[first + at("daily_usd")], limits.daily_usd);
+  apply_override(row[first + at("monthly_usd")], limits.monthly_usd);
 }
 
 model::Error over_limit(const char* period, const model::Decimal& limit) {
@@ -139,6 +151,15 @@ model::Error over_limit(const char* period, const model::Decimal& limit) {
 model::PayoutLimits limits_with_overrides(const pqxx::row& row, int first, model::Mode mode) {
   auto limits = model::default_payout_limits(mode);
   apply_overrides(row, first, limits);
+  return limits;
+}
+
+model::PayoutLimits limits_with_overrides(const pqxx::row& row, model::Mode mode) {
+  auto limits = model::default_payout_limits(mode);
+  apply_override(row["auto_approval_usd"], limits.auto_approval_usd);
+  apply_override(row["per_payout_usd"], limits.per_payout_usd);
+  apply_override(row["daily_usd"], limits.daily_usd);
+  apply_override(row["monthly_usd"], limits.monthly_usd);
   return limits;
 }
 
@@ -160,10 +181,15 @@ LimitsByScope effective_limits(pqxx::transaction_base& tx, const std::vector<Sco
     modes.emplace_back(model::mode_name(scope.second));
   }
   if (org_ids.empty()) return limits;
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kScopeColumns, name);
+  };
+  constexpr int overrides_first = sql::column_count(kScopeColumns);
   for (const auto& row : pg::exec(tx, kOverridesOf, pg::sql_array(org_ids), pg::sql_array(modes))) {
-    const auto mode = model::parse_mode(row[1].as<std::string>());
-    const auto found = limits.find({row[0].as<std::string>(), mode.value_or(model::Mode::test)});
-    if (mode && found != limits.end()) apply_overrides(row, 2, found->second);
+    const auto mode = model::parse_mode(row[at("mode")].as<std::string>());
+    const auto found =
+        limits.find({row[at("org_id")].as<std::string>(), mode.value_or(model::Mode::test)});
+    if (mode && found != limits.end()) apply_overrides(row, overrides_first, found->second);
   }
   return limits;
 }
@@ -203,7 +229,7 @@ model::Status reserve(pqxx::work& tx, std::string_view org_id, model::Mode mode,
   std::vector<std::string> fitted;
   for (const auto& row :
        pg::exec(tx, kReserve, std::string(org_id), mode_text, amount_usd, daily, monthly)) {
-    fitted.push_back(row[0].as<std::string>());
+    fitted.push_back(row[sql::column(kReservedColumns, "period")].as<std::string>());
   }
   for (const auto& [period, limit] : periods) {
     if (std::find(fitted.begin(), fitted.end(), period) == fitted.end()) {

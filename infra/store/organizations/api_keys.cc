@@ -6,18 +6,21 @@
 #include "infra/plumbing/ids.h"
 #include "infra/plumbing/pg/sql_array.h"
 #include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
 
 namespace payrail::infra::store::api_keys {
 namespace {
 
-#define PAYRAIL_API_KEY_COLUMNS                                                         \
-  "id, org_id, mode, name, prefix, scopes, revoked_at IS NOT NULL, " PAYRAIL_TIMESTAMP( \
-      "created_at") ", " PAYRAIL_TIMESTAMP("last_used_at")
+// The columns read_row() maps, by name (sql::column).
+constexpr auto kColumns =
+    sql::concat("id, org_id, mode, name, prefix, scopes, revoked_at IS NOT NULL AS revoked, ",
+                sql::timestamp("created_at"), ", ", sql::timestamp("last_used_at"));
 
-constexpr pg::Statement kInsert{"api_keys_insert",
-                                "INSERT INTO api_keys (id, org_id, mode, name, prefix, "
-                                "secret_hash, scopes) VALUES ($1, $2, $3, $4, $5, $6, $7::text[]) "
-                                "RETURNING " PAYRAIL_API_KEY_COLUMNS};
+constexpr auto kInsertSql = sql::concat(
+    "INSERT INTO api_keys (id, org_id, mode, name, prefix, secret_hash, scopes) VALUES ($1, $2, "
+    "$3, $4, $5, $6, $7::text[]) RETURNING ",
+    kColumns);
+constexpr pg::Statement kInsert{"api_keys_insert", kInsertSql.c_str()};
 
 // Serializes key creation per organization so the active-key limit cannot be raced past.
 constexpr pg::Statement kLockOrganization{"api_keys_lock_organization",
@@ -28,11 +31,13 @@ constexpr pg::Statement kCountActive{
     "SELECT count(*) FROM api_keys WHERE org_id = $1 AND mode = $2 "
     "AND revoked_at IS NULL"};
 
-constexpr pg::Statement kList{"api_keys_list",
-                              "SELECT " PAYRAIL_API_KEY_COLUMNS
-                              " FROM api_keys WHERE" PAYRAIL_KEYSET_CONDITIONS("api_keys")
-                                  PAYRAIL_KEYSET_ORDER,
-                              pg::Plan::custom};
+// The order qualified: a bare created_at would name the select list's text column (in ORDER BY
+// an output column's name wins over the table's), sorting by the text, to the second, and not by
+// the index.
+constexpr auto kListSql =
+    sql::concat("SELECT ", kColumns, " FROM api_keys WHERE", keyset_conditions("api_keys"),
+                " ORDER BY api_keys.created_at DESC, id DESC LIMIT $3");
+constexpr pg::Statement kList{"api_keys_list", kListSql.c_str(), pg::Plan::custom};
 
 constexpr pg::Statement kRevoke{"api_keys_revoke",
                                 "UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND "
@@ -43,12 +48,14 @@ constexpr pg::Statement kRevoke{"api_keys_revoke",
 // merged into a join). As a join, the generic plan, which expects ten keys for any array, hashed
 // them and read every organization for each request: 0.2 ms a lookup with 1,728 organizations,
 // against 0.02 ms, and more with every organization.
-constexpr pg::Statement kFindByPrefixes{
-    "api_keys_find_by_prefixes",
-    "SELECT k.prefix, k.id, k.org_id, k.mode, k.scopes, k.secret_hash, o.status, o.kyb_status "
-    "FROM api_keys k CROSS JOIN LATERAL ("
-    "SELECT status, kyb_status FROM organizations WHERE id = k.org_id OFFSET 0) o "
-    "WHERE k.prefix = ANY($1::text[]) AND k.revoked_at IS NULL"};
+// The columns read_candidate() maps, by name.
+constexpr sql::Text kCandidateColumns =
+    "k.prefix, k.id, k.org_id, k.mode, k.scopes, k.secret_hash, o.status, o.kyb_status";
+constexpr auto kFindByPrefixesSql = sql::concat(
+    "SELECT ", kCandidateColumns,
+    " FROM api_keys k CROSS JOIN LATERAL (SELECT status, kyb_status FROM organizations WHERE id = "
+    "k.org_id OFFSET 0) o WHERE k.prefix = ANY($1::text[]) AND k.revoked_at IS NULL");
+constexpr pg::Statement kFindByPrefixes{"api_keys_find_by_prefixes", kFindByPrefixesSql.c_str()};
 
 // Timestamps travel as epoch microseconds so they stay exact.
 constexpr pg::Statement kRecordLastUsed{
@@ -59,15 +66,18 @@ constexpr pg::Statement kRecordLastUsed{
 
 ApiKeyRow read_row(const pqxx::row& row) {
   ApiKeyRow key;
-  key.id = row[0].as<std::string>();
-  key.org_id = row[1].as<std::string>();
-  key.mode = *model::parse_mode(row[2].as<std::string>());
-  key.name = optional_text(row[3]);
-  key.prefix = row[4].as<std::string>();
-  key.scopes = parse_text_array(row[5]);
-  key.revoked = row[6].as<bool>();
-  key.created_at = row[7].as<std::string>();
-  key.last_used_at = optional_text(row[8]);
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kColumns, name);
+  };
+  key.id = row[at("id")].as<std::string>();
+  key.org_id = row[at("org_id")].as<std::string>();
+  key.mode = *model::parse_mode(row[at("mode")].as<std::string>());
+  key.name = optional_text(row[at("name")]);
+  key.prefix = row[at("prefix")].as<std::string>();
+  key.scopes = parse_text_array(row[at("scopes")]);
+  key.revoked = row[at("revoked")].as<bool>();
+  key.created_at = row[at("created_at")].as<std::string>();
+  key.last_used_at = optional_text(row[at("last_used_at")]);
   return key;
 }
 
@@ -103,7 +113,7 @@ model::Result<IssuedKey> create(pg::Pool& pool, std::string_view org_id, model::
   return pool.transact([&](pqxx::work& tx) -> model::Result<IssuedKey> {
     pg::exec(tx, kLockOrganization, std::string(org_id));
     const auto active = pg::exec(tx, kCountActive, std::string(org_id), mode_text(mode));
-    if (active[0][0].as<std::size_t>() >= kActiveKeysMax) {
+    if (scalar<std::size_t>(active) >= kActiveKeysMax) {
       return model::Error::make(model::ErrorCode::resource_limit_reached,
                                 "An organization can have at most 100 active API keys per "
                                 "mode; revoke one first.");
@@ -133,16 +143,22 @@ model::Result<bool> revoke(pg::Pool& pool, std::string_view org_id, model::Mode 
 
 namespace {
 
+constexpr auto candidate_at = [](std::string_view name) consteval {
+  return sql::column(kCandidateColumns, name);
+};
+
 KeyCandidate read_candidate(const pqxx::row& row) {
-  const pqxx::binarystring hash(row[5]);
-  const auto org_status = model::parse_organization_status(row[6].as<std::string>());
-  const auto kyb_status = model::parse_kyb_status(row[7].as<std::string>());
+  const pqxx::binarystring hash(row[candidate_at("secret_hash")]);
+  const auto org_status =
+      model::parse_organization_status(row[candidate_at("status")].as<std::string>());
+  const auto kyb_status =
+      model::parse_kyb_status(row[candidate_at("kyb_status")].as<std::string>());
   // The organizations table's CHECK constraints admit exactly the enums' names.
   if (!org_status || !kyb_status) throw std::logic_error("organization status outside model");
-  return KeyCandidate{row[1].as<std::string>(),
-                      row[2].as<std::string>(),
-                      *model::parse_mode(row[3].as<std::string>()),
-                      parse_text_array(row[4]),
+  return KeyCandidate{row[candidate_at("id")].as<std::string>(),
+                      row[candidate_at("org_id")].as<std::string>(),
+                      *model::parse_mode(row[candidate_at("mode")].as<std::string>()),
+                      parse_text_array(row[candidate_at("scopes")]),
                       hash.str(),
                       *org_status,
                       *kyb_status};
@@ -156,7 +172,7 @@ model::Result<std::vector<std::vector<KeyCandidate>>> find_by_prefixes(
   return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<Found> {
     Found found(prefixes.size());
     for (const auto& row : pg::exec(tx, kFindByPrefixes, pg::sql_array(prefixes))) {
-      const auto prefix = row[0].as<std::string>();
+      const auto prefix = row[candidate_at("prefix")].as<std::string>();
       const auto candidate = read_candidate(row);
       for (std::size_t i = 0; i < prefixes.size(); ++i) {
         if (prefixes[i] == prefix) found[i].push_back(candidate);

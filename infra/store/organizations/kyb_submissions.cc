@@ -10,6 +10,7 @@
 #include "infra/store/organizations/audit.h"
 #include "infra/store/organizations/organizations.h"
 #include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
 
 namespace payrail::infra::store::kyb_submissions {
 namespace {
@@ -17,14 +18,17 @@ namespace {
 constexpr int kQueueLimitMax = 1000;
 constexpr std::string_view kResource = "kyb_submission";
 
-#define PAYRAIL_KYB_COLUMNS                                                                \
-  "id, org_id, status, legal_name, registration_no, incorporation_country, review_notes, " \
-  "reviewed_by, " PAYRAIL_TIMESTAMP("reviewed_at") ", " PAYRAIL_TIMESTAMP("created_at")
+// The columns read_row() maps, by name (sql::column).
+constexpr auto kColumns = sql::concat(
+    "id, org_id, status, legal_name, registration_no, incorporation_country, review_notes, "
+    "reviewed_by, ",
+    sql::timestamp("reviewed_at"), ", ", sql::timestamp("created_at"));
 
-constexpr pg::Statement kInsert{
-    "kyb_insert",
+constexpr auto kInsertSql = sql::concat(
     "INSERT INTO kyb_submissions (id, org_id, status, legal_name, registration_no, "
-    "incorporation_country) VALUES ($1, $2, $3, $4, $5, $6) RETURNING " PAYRAIL_KYB_COLUMNS};
+    "incorporation_country) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ",
+    kColumns);
+constexpr pg::Statement kInsert{"kyb_insert", kInsertSql.c_str()};
 
 constexpr pg::Statement kInsertOwner{"kyb_insert_owner", R"sql(
 INSERT INTO kyb_beneficial_owners (submission_id, position, name_sealed, dob_sealed, ownership_pct,
@@ -34,23 +38,23 @@ VALUES ($1, $2, $3, $4, $5::numeric, $6))sql"};
 constexpr pg::Statement kInsertDocument{"kyb_insert_document", R"sql(
 INSERT INTO kyb_documents (submission_id, position, type, reference) VALUES ($1, $2, $3, $4))sql"};
 
-constexpr pg::Statement kList{"kyb_list",
-                              "SELECT " PAYRAIL_KYB_COLUMNS
-                              " FROM kyb_submissions WHERE ($6::text IS NULL OR status = $6) "
-                              "AND" PAYRAIL_ORGANIZATION_KEYSET_CONDITIONS("kyb_submissions")
-                                  PAYRAIL_ORGANIZATION_KEYSET_ORDER,
-                              pg::Plan::custom};
+// The orders qualified: a bare created_at would name the select list's text column (in ORDER BY
+// an output column's name wins over the table's), sorting by the text, to the second, and not by
+// the index.
+constexpr auto kListSql = sql::concat(
+    "SELECT ", kColumns, " FROM kyb_submissions WHERE ($6::text IS NULL OR status = $6) AND",
+    organization_keyset_conditions("kyb_submissions"),
+    " ORDER BY kyb_submissions.created_at DESC, id DESC LIMIT $2");
+constexpr pg::Statement kList{"kyb_list", kListSql.c_str(), pg::Plan::custom};
 
-constexpr pg::Statement kQueue{"kyb_queue",
-                               "SELECT " PAYRAIL_KYB_COLUMNS
-                               " FROM kyb_submissions "
-                               "WHERE ($1::text IS NULL OR status = $1) "
-                               "AND ($2::text IS NULL OR org_id = $2) "
-                               "ORDER BY created_at, id LIMIT $3",
-                               pg::Plan::custom};
+constexpr auto kQueueSql = sql::concat(
+    "SELECT ", kColumns,
+    " FROM kyb_submissions WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR "
+    "org_id = $2) ORDER BY kyb_submissions.created_at, id LIMIT $3");
+constexpr pg::Statement kQueue{"kyb_queue", kQueueSql.c_str(), pg::Plan::custom};
 
-constexpr pg::Statement kFind{"kyb_find",
-                              "SELECT " PAYRAIL_KYB_COLUMNS " FROM kyb_submissions WHERE id = $1"};
+constexpr auto kFindSql = sql::concat("SELECT ", kColumns, " FROM kyb_submissions WHERE id = $1");
+constexpr pg::Statement kFind{"kyb_find", kFindSql.c_str()};
 
 constexpr pg::Statement kOrganizationOf{"kyb_organization_of", R"sql(
 SELECT org_id FROM kyb_submissions WHERE id = $1)sql"};
@@ -59,28 +63,33 @@ constexpr pg::Statement kLock{"kyb_lock", R"sql(
 SELECT status FROM kyb_submissions WHERE id = $1 FOR UPDATE)sql"};
 
 // Guarded by the status the transition starts from.
-constexpr pg::Statement kMove{
-    "kyb_move",
-    "UPDATE kyb_submissions SET status = $3, review_notes = $4, reviewed_by = $5, "
-    "reviewed_at = CASE WHEN $6::boolean THEN now() END WHERE id = $1 AND status = $2 "
-    "RETURNING " PAYRAIL_KYB_COLUMNS};
+constexpr auto kMoveSql = sql::concat(
+    "UPDATE kyb_submissions SET status = $3, review_notes = $4, reviewed_by = $5, reviewed_at = "
+    "CASE WHEN $6::boolean THEN now() END WHERE id = $1 AND status = $2 RETURNING ",
+    kColumns);
+constexpr pg::Statement kMove{"kyb_move", kMoveSql.c_str()};
 
-constexpr pg::Statement kOwners{"kyb_owners", R"sql(
-SELECT submission_id, name_sealed, dob_sealed, ownership_pct::text, country
-FROM kyb_beneficial_owners WHERE submission_id = ANY($1::text[]) ORDER BY submission_id, position)sql"};
+// The columns load_details() maps, by name.
+constexpr sql::Text kOwnerColumns =
+    "submission_id, name_sealed, dob_sealed, ownership_pct::text AS ownership_pct, country";
+constexpr auto kOwnersSql = sql::concat(
+    "SELECT ", kOwnerColumns,
+    " FROM kyb_beneficial_owners WHERE submission_id = ANY($1::text[]) ORDER BY submission_id, "
+    "position");
+constexpr pg::Statement kOwners{"kyb_owners", kOwnersSql.c_str()};
 
-constexpr pg::Statement kDocuments{"kyb_documents", R"sql(
-SELECT submission_id, type, reference
-FROM kyb_documents WHERE submission_id = ANY($1::text[]) ORDER BY submission_id, position)sql"};
-
-#undef PAYRAIL_KYB_COLUMNS
+constexpr sql::Text kDocumentColumns = "submission_id, type, reference";
+constexpr auto kDocumentsSql = sql::concat(
+    "SELECT ", kDocumentColumns,
+    " FROM kyb_documents WHERE submission_id = ANY($1::text[]) ORDER BY submission_id, position");
+constexpr pg::Statement kDocuments{"kyb_documents", kDocumentsSql.c_str()};
 
 model::Error internal(std::string message) {
   return model::Error::make(model::ErrorCode::internal_error, std::move(message));
 }
 
-model::KybSubmissionStatus status_of(const pqxx::field& field) {
-  const auto status = model::parse_kyb_submission_status(field.as<std::string>());
+model::KybSubmissionStatus status_of(const std::string& name) {
+  const auto status = model::parse_kyb_submission_status(name);
   // The table's CHECK constraint admits exactly the enum's names.
   if (!status) throw std::logic_error("kyb submission status outside the model");
   return *status;
@@ -88,16 +97,19 @@ model::KybSubmissionStatus status_of(const pqxx::field& field) {
 
 SubmissionRow read_row(const pqxx::row& row) {
   SubmissionRow submission;
-  submission.id = row[0].as<std::string>();
-  submission.org_id = row[1].as<std::string>();
-  submission.status = status_of(row[2]);
-  submission.application.legal_name = row[3].as<std::string>();
-  submission.application.registration_no = row[4].as<std::string>();
-  submission.application.incorporation_country = row[5].as<std::string>();
-  submission.review_notes = optional_text(row[6]);
-  submission.reviewed_by = optional_text(row[7]);
-  submission.reviewed_at = optional_text(row[8]);
-  submission.created_at = row[9].as<std::string>();
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kColumns, name);
+  };
+  submission.id = row[at("id")].as<std::string>();
+  submission.org_id = row[at("org_id")].as<std::string>();
+  submission.status = status_of(row[at("status")].as<std::string>());
+  submission.application.legal_name = row[at("legal_name")].as<std::string>();
+  submission.application.registration_no = row[at("registration_no")].as<std::string>();
+  submission.application.incorporation_country = row[at("incorporation_country")].as<std::string>();
+  submission.review_notes = optional_text(row[at("review_notes")]);
+  submission.reviewed_by = optional_text(row[at("reviewed_by")]);
+  submission.reviewed_at = optional_text(row[at("reviewed_at")]);
+  submission.created_at = row[at("created_at")].as<std::string>();
   return submission;
 }
 
@@ -115,22 +127,28 @@ model::Status load_details(pqxx::work& tx, std::vector<SubmissionRow>& rows,
     ids.push_back(row.id);
     by_id[row.id] = &row;
   }
+  constexpr auto owner_at = [](std::string_view name) consteval {
+    return sql::column(kOwnerColumns, name);
+  };
+  constexpr auto document_at = [](std::string_view name) consteval {
+    return sql::column(kDocumentColumns, name);
+  };
   const auto id_array = pg::sql_array(ids);
   for (const auto& owner : pg::exec(tx, kOwners, id_array)) {
-    auto name = key.open(pqxx::binarystring(owner[1]).str());
-    auto dob = key.open(pqxx::binarystring(owner[2]).str());
+    auto name = key.open(pqxx::binarystring(owner[owner_at("name_sealed")]).str());
+    auto dob = key.open(pqxx::binarystring(owner[owner_at("dob_sealed")]).str());
     if (!name.ok() || !dob.ok()) {
       return internal("a sealed KYB value cannot be opened with the configured data key");
     }
-    by_id.at(owner[0].as<std::string>())
-        ->application.beneficial_owners.push_back({std::move(*name), std::move(*dob),
-                                                   owner[3].as<std::string>(),
-                                                   owner[4].as<std::string>()});
+    by_id.at(owner[owner_at("submission_id")].as<std::string>())
+        ->application.beneficial_owners.push_back(
+            {std::move(*name), std::move(*dob), owner[owner_at("ownership_pct")].as<std::string>(),
+             owner[owner_at("country")].as<std::string>()});
   }
   for (const auto& document : pg::exec(tx, kDocuments, id_array)) {
-    by_id.at(document[0].as<std::string>())
-        ->application.documents.push_back(
-            {document[1].as<std::string>(), document[2].as<std::string>()});
+    by_id.at(document[document_at("submission_id")].as<std::string>())
+        ->application.documents.push_back({document[document_at("type")].as<std::string>(),
+                                           document[document_at("reference")].as<std::string>()});
   }
   return model::ok_status();
 }
@@ -287,11 +305,11 @@ model::Result<SubmissionRow> review(pg::Pool& pool, const Review& review) {
     // Locks in the order submit takes them: the organization, then the submission.
     const auto owner = pg::exec(tx, kOrganizationOf, review.submission_id);
     if (owner.empty()) return missing;
-    const auto org_id = owner[0][0].as<std::string>();
+    const auto org_id = scalar<std::string>(owner);
     const auto standing = organizations::lock_standing(tx, org_id);
     const auto locked = pg::exec(tx, kLock, review.submission_id);
     if (!standing || locked.empty()) return missing;
-    const auto from = status_of(locked[0][0]);
+    const auto from = status_of(scalar<std::string>(locked));
     const auto transition = model::find_kyb_submission_transition_to(from, review.to);
     if (!transition) {
       return model::bad_request(

@@ -8,30 +8,36 @@
 #include "infra/store/organizations/audit.h"
 #include "infra/store/organizations/wind_down.h"
 #include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
 #include "schemas/model/organizations/scopes.h"
 
 namespace payrail::infra::store::organizations {
 namespace {
 
-constexpr pg::Statement kInsert{"organizations_insert", R"sql(
-INSERT INTO organizations (id, legal_name, display_name, country, owner_subject, status, kyb_status)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-RETURNING id, legal_name, display_name, country, status, kyb_status, )sql" PAYRAIL_TIMESTAMP(
-                                                            "created_at")};
+// The columns read_row() maps, by name (sql::column).
+constexpr auto kColumns = sql::concat("id, legal_name, display_name, country, status, kyb_status, ",
+                                      sql::timestamp("created_at"));
+
+constexpr auto kInsertSql = sql::concat(
+    "INSERT INTO organizations (id, legal_name, display_name, country, owner_subject, status, "
+    "kyb_status) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ",
+    kColumns);
+constexpr pg::Statement kInsert{"organizations_insert", kInsertSql.c_str()};
 
 constexpr pg::Statement kInsertOwner{"organizations_insert_owner", R"sql(
 INSERT INTO organization_members (org_id, subject, email, role) VALUES ($1, $2, $3, 'owner'))sql"};
 
-constexpr pg::Statement kFind{"organizations_find",
-                              R"sql(
-SELECT id, legal_name, display_name, country, status, kyb_status, )sql" PAYRAIL_TIMESTAMP(
-                                  "created_at") R"sql( FROM organizations WHERE id = $1)sql"};
+constexpr auto kFindSql = sql::concat("SELECT ", kColumns, " FROM organizations WHERE id = $1");
+constexpr pg::Statement kFind{"organizations_find", kFindSql.c_str()};
 
 constexpr pg::Statement kMemberRole{"organizations_member_role", R"sql(
 SELECT role FROM organization_members WHERE org_id = $1 AND subject = $2)sql"};
 
-constexpr pg::Statement kLockStanding{"organizations_lock_standing", R"sql(
-SELECT status, kyb_status FROM organizations WHERE id = $1 FOR NO KEY UPDATE)sql"};
+// The columns lock_standing() maps, by name.
+constexpr sql::Text kStandingColumns = "status, kyb_status";
+constexpr auto kLockStandingSql =
+    sql::concat("SELECT ", kStandingColumns, " FROM organizations WHERE id = $1 FOR NO KEY UPDATE");
+constexpr pg::Statement kLockStanding{"organizations_lock_standing", kLockStandingSql.c_str()};
 
 constexpr pg::Statement kHoldStanding{"organizations_hold_standing", R"sql(
 SELECT status FROM organizations WHERE id = $1 FOR SHARE)sql"};
@@ -46,24 +52,30 @@ UPDATE organizations SET kyb_status = $3 WHERE id = $1 AND kyb_status = $2)sql"}
 constexpr std::string_view kStatusResource = "organization";
 constexpr std::string_view kKybStatusResource = "organization_kyb_status";
 
-model::OrganizationStatus status_of(const pqxx::field& field) {
-  const auto status = model::parse_organization_status(field.as<std::string>());
+model::OrganizationStatus status_of(const std::string& name) {
+  const auto status = model::parse_organization_status(name);
   // The table's CHECK constraints admit exactly the enums' names.
   if (!status) throw std::logic_error("organization status outside the model");
   return *status;
 }
 
-model::KybStatus kyb_status_of(const pqxx::field& field) {
-  const auto status = model::parse_kyb_status(field.as<std::string>());
+model::KybStatus kyb_status_of(const std::string& name) {
+  const auto status = model::parse_kyb_status(name);
   if (!status) throw std::logic_error("organization kyb_status outside the model");
   return *status;
 }
 
 OrganizationRow read_row(const pqxx::row& row) {
-  return OrganizationRow{row[0].as<std::string>(), row[1].as<std::string>(),
-                         row[2].as<std::string>(), row[3].as<std::string>(),
-                         status_of(row[4]),        kyb_status_of(row[5]),
-                         row[6].as<std::string>()};
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kColumns, name);
+  };
+  return OrganizationRow{row[at("id")].as<std::string>(),
+                         row[at("legal_name")].as<std::string>(),
+                         row[at("display_name")].as<std::string>(),
+                         row[at("country")].as<std::string>(),
+                         status_of(row[at("status")].as<std::string>()),
+                         kyb_status_of(row[at("kyb_status")].as<std::string>()),
+                         row[at("created_at")].as<std::string>()};
 }
 
 model::Error internal(std::string message) {
@@ -135,14 +147,18 @@ model::Result<std::optional<std::string>> member_role(pg::Pool& pool, std::strin
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::optional<std::string>> {
     const auto rows = pg::exec(tx, kMemberRole, std::string(org_id), std::string(subject));
     if (rows.empty()) return std::optional<std::string>();
-    return std::optional<std::string>(rows[0][0].as<std::string>());
+    return std::optional<std::string>(scalar<std::string>(rows));
   });
 }
 
 std::optional<Standing> lock_standing(pqxx::work& tx, std::string_view org_id) {
   const auto rows = pg::exec(tx, kLockStanding, std::string(org_id));
   if (rows.empty()) return std::nullopt;
-  return Standing{status_of(rows[0][0]), kyb_status_of(rows[0][1])};
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kStandingColumns, name);
+  };
+  return Standing{status_of(rows[0][at("status")].as<std::string>()),
+                  kyb_status_of(rows[0][at("kyb_status")].as<std::string>())};
 }
 
 model::Status hold_standing(pqxx::work& tx, std::string_view org_id) {
@@ -150,7 +166,7 @@ model::Status hold_standing(pqxx::work& tx, std::string_view org_id) {
   if (rows.empty()) {
     return model::Error::make(model::ErrorCode::resource_missing, "No such organization.");
   }
-  return model::check_standing(status_of(rows[0][0]));
+  return model::check_standing(status_of(scalar<std::string>(rows)));
 }
 
 model::Result<StatusChange> change_status(pg::Pool& pool, std::string_view org_id,

@@ -2,6 +2,7 @@
 
 #include "infra/store/organizations/audit.h"
 #include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
 
 namespace payrail::infra::store::rails {
 namespace {
@@ -19,10 +20,11 @@ ON CONFLICT DO NOTHING)sql"};
 constexpr pg::Statement kDisable{"rails_disable", R"sql(
 DELETE FROM organization_rails WHERE org_id = $1 AND kind = $2 AND name = $3)sql"};
 
-constexpr pg::Statement kList{"rails_list",
-                              "SELECT kind, name, enabled_by, " PAYRAIL_TIMESTAMP(
-                                  "enabled_at") " FROM organization_rails WHERE org_id = $1 "
-                                                "ORDER BY kind, name"};
+// The columns list() maps, by name (sql::column).
+constexpr auto kColumns = sql::concat("kind, name, enabled_by, ", sql::timestamp("enabled_at"));
+constexpr auto kListSql = sql::concat(
+    "SELECT ", kColumns, " FROM organization_rails WHERE org_id = $1 ORDER BY kind, name");
+constexpr pg::Statement kList{"rails_list", kListSql.c_str()};
 
 void record(pqxx::work& tx, std::string_view org_id, RailKind kind, std::string_view name,
             std::string_view actor, std::string_view action) {
@@ -78,11 +80,15 @@ model::Result<bool> disable(pg::Pool& pool, std::string_view org_id, RailKind ki
 model::Result<std::vector<EnabledRail>> list(pg::Pool& pool, std::string_view org_id) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<EnabledRail>> {
     std::vector<EnabledRail> rails;
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kColumns, name);
+    };
     for (const auto& row : pg::exec(tx, kList, std::string(org_id))) {
-      rails.push_back({row[0].as<std::string>() == "fiat_corridor" ? RailKind::fiat_corridor
-                                                                   : RailKind::collection_rail,
-                       row[1].as<std::string>(), row[2].as<std::string>(),
-                       row[3].as<std::string>()});
+      rails.push_back({row[at("kind")].as<std::string>() == "fiat_corridor"
+                           ? RailKind::fiat_corridor
+                           : RailKind::collection_rail,
+                       row[at("name")].as<std::string>(), row[at("enabled_by")].as<std::string>(),
+                       row[at("enabled_at")].as<std::string>()});
     }
     return rails;
   });

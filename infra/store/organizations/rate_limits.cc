@@ -1,28 +1,27 @@
 #include "infra/store/organizations/rate_limits.h"
 
+#include "infra/store/sql/text.h"
+
 namespace payrail::infra::store::rate_limits {
 namespace {
 
 // $1 key, $2 wanted, $3 per second, $4 burst. EXCLUDED.refilled_at is this statement's clock,
-// read once; `refilled` is the bucket after refilling, `taken` the whole tokens granted.
-#define PAYRAIL_REFILLED                                                 \
-  "least($4::float8, b.tokens + $3::float8 * greatest(0, extract(epoch " \
-  "FROM EXCLUDED.refilled_at - b.refilled_at)::float8))"
-#define PAYRAIL_TAKEN "least($2::int, floor(" PAYRAIL_REFILLED ")::int)"
+// read once; kRefilled is the bucket after refilling, kTaken the whole tokens granted.
+constexpr sql::Text kRefilled =
+    "least($4::float8, b.tokens + $3::float8 * greatest(0, extract(epoch FROM "
+    "EXCLUDED.refilled_at - b.refilled_at)::float8))";
+constexpr auto kTaken = sql::concat("least($2::int, floor(", kRefilled, ")::int)");
 
-constexpr pg::Statement kLease{
-    "rate_limit_lease",
-    "INSERT INTO rate_limit_buckets AS b (bucket_key, tokens, granted, refilled_at) "
-    "SELECT $1, $4::float8 - least($2::int, floor($4::float8)::int), "
-    "least($2::int, floor($4::float8)::int), clock_timestamp() "
-    "WHERE set_config('synchronous_commit', 'off', true) = 'off' "
-    "ON CONFLICT (bucket_key) DO UPDATE SET "
-    "granted = " PAYRAIL_TAKEN ", tokens = " PAYRAIL_REFILLED " - " PAYRAIL_TAKEN
-    ", refilled_at = EXCLUDED.refilled_at "
-    "RETURNING granted, tokens"};
-
-#undef PAYRAIL_TAKEN
-#undef PAYRAIL_REFILLED
+// The columns lease() maps, by name (sql::column).
+constexpr sql::Text kLeaseColumns = "granted, tokens";
+constexpr auto kLeaseSql = sql::concat(
+    "INSERT INTO rate_limit_buckets AS b (bucket_key, tokens, granted, refilled_at) SELECT $1, "
+    "$4::float8 - least($2::int, floor($4::float8)::int), least($2::int, floor($4::float8)::int), "
+    "clock_timestamp() WHERE set_config('synchronous_commit', 'off', true) = 'off' ON CONFLICT "
+    "(bucket_key) DO UPDATE SET granted = ",
+    kTaken, ", tokens = ", kRefilled, " - ", kTaken,
+    ", refilled_at = EXCLUDED.refilled_at RETURNING ", kLeaseColumns);
+constexpr pg::Statement kLease{"rate_limit_lease", kLeaseSql.c_str()};
 
 constexpr pg::Statement kPurgeIdle{"rate_limit_purge_idle", R"sql(
 DELETE FROM rate_limit_buckets WHERE bucket_key IN (
@@ -43,7 +42,10 @@ model::Result<Lease> lease(pg::Pool& pool, std::string_view bucket_key, int want
                            double per_second, double burst) {
   return pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<Lease> {
     const auto row = pg::exec(tx, kLease, std::string(bucket_key), wanted, per_second, burst)[0];
-    return Lease{row[0].as<int>(), row[1].as<double>()};
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kLeaseColumns, name);
+    };
+    return Lease{row[at("granted")].as<int>(), row[at("tokens")].as<double>()};
   });
 }
 

@@ -38,7 +38,7 @@ std::vector<std::string> ids_of(pqxx::work& tx, const pg::Statement& statement,
   std::vector<std::string> ids;
   const auto rows = statuses ? pg::exec(tx, statement, std::string(org_id), *statuses)
                              : pg::exec(tx, statement, std::string(org_id));
-  for (const auto& row : rows) ids.push_back(row[0].as<std::string>());
+  for (const auto& row : rows) ids.push_back(row["id"].as<std::string>());
   return ids;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
 #include "schemas/model/screening/name_key.h"
 
 namespace payrail::infra::store::blacklist {
@@ -15,28 +16,36 @@ constexpr pg::Statement kAdd{
     "ON CONFLICT (kind, normalized) DO UPDATE SET reason = EXCLUDED.reason"};
 constexpr pg::Statement kRemove{
     "blacklist_remove", "DELETE FROM screening_blacklist WHERE kind = $1 AND normalized = $2"};
-constexpr pg::Statement kList{
-    "blacklist_list", "SELECT id, kind, value, coalesce(reason, ''), " PAYRAIL_TIMESTAMP(
-                          "created_at") " FROM screening_blacklist ORDER BY id LIMIT 10000"};
+// The columns list() maps, by name (sql::column).
+constexpr auto kListColumns =
+    sql::concat("id, kind, value, coalesce(reason, '') AS reason, ", sql::timestamp("created_at"));
+constexpr auto kListSql =
+    sql::concat("SELECT ", kListColumns, " FROM screening_blacklist ORDER BY id LIMIT 10000");
+constexpr pg::Statement kList{"blacklist_list", kListSql.c_str()};
 constexpr pg::Statement kContains{
     "blacklist_contains", "SELECT 1 FROM screening_blacklist WHERE kind = $1 AND normalized = $2"};
 
-constexpr pg::Statement kRevision{"blacklist_revision",
-                                  "SELECT coalesce(max(id), 0), count(*) FROM screening_blacklist"};
+// The columns Cache::current() reads, by name.
+constexpr sql::Text kRevisionColumns = "coalesce(max(id), 0) AS max_id, count(*) AS count";
+constexpr auto kRevisionSql = sql::concat("SELECT ", kRevisionColumns, " FROM screening_blacklist");
+constexpr pg::Statement kRevision{"blacklist_revision", kRevisionSql.c_str()};
 // One more than the caller keeps, to know there are too many. A name's value only when its key
 // is of another version.
-constexpr pg::Statement kEntries{
-    "blacklist_entries",
-    "SELECT id, kind, normalized, CASE WHEN kind = 'name' AND key_version <> $2 THEN value END "
-    "FROM screening_blacklist ORDER BY id LIMIT $1"};
+constexpr sql::Text kEntryColumns =
+    "id, kind, normalized, CASE WHEN kind = 'name' AND key_version <> $2 THEN value END AS "
+    "stale_value";
+constexpr auto kEntriesSql =
+    sql::concat("SELECT ", kEntryColumns, " FROM screening_blacklist ORDER BY id LIMIT $1");
+constexpr pg::Statement kEntries{"blacklist_entries", kEntriesSql.c_str()};
 
 // Any number; serializes re-keying across processes for the rest of the transaction.
 constexpr pg::Statement kRekeyLock{"blacklist_rekey_lock", "SELECT pg_advisory_xact_lock(7255042)"};
-constexpr pg::Statement kStaleNames{
-    "blacklist_stale_names",
-    "SELECT id, value, normalized FROM screening_blacklist WHERE kind = 'name' "
-    "AND key_version <> $1 "
-    "ORDER BY id"};
+// The columns rekey_names() reads, by name.
+constexpr sql::Text kStaleColumns = "id, value, normalized";
+constexpr auto kStaleNamesSql =
+    sql::concat("SELECT ", kStaleColumns,
+                " FROM screening_blacklist WHERE kind = 'name' AND key_version <> $1 ORDER BY id");
+constexpr pg::Statement kStaleNames{"blacklist_stale_names", kStaleNamesSql.c_str()};
 // While re-keying, stale rows hold a placeholder key (never a name's key: ':' separates words),
 // so that one's new key never collides with another's old one.
 constexpr pg::Statement kParkStale{
@@ -70,11 +79,15 @@ std::string key_of(const std::string& kind, const std::string& normalized,
 std::optional<Entries> read_entries(pqxx::transaction_base& tx, long entries_max) {
   const auto rows = pg::exec(tx, kEntries, entries_max + 1, model::name_key_version());
   if (static_cast<long>(rows.size()) > entries_max) return std::nullopt;
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kEntryColumns, name);
+  };
   Entries read;
   for (const auto& row : rows) {
-    read.revision.max_id = std::max(read.revision.max_id, row[0].as<long>());
-    const auto kind = row[1].as<std::string>();
-    read.entries.emplace(kind, key_of(kind, row[2].as<std::string>(), optional_text(row[3])));
+    read.revision.max_id = std::max(read.revision.max_id, row[at("id")].as<long>());
+    const auto kind = row[at("kind")].as<std::string>();
+    read.entries.emplace(kind, key_of(kind, row[at("normalized")].as<std::string>(),
+                                      optional_text(row[at("stale_value")])));
   }
   read.revision.count = static_cast<long>(rows.size());
   return read;
@@ -98,9 +111,13 @@ model::Result<Rekeyed> rekey_names(pg::Pool& pool) {
     pg::exec(tx, kRekeyLock);
     const auto stale = pg::exec(tx, kStaleNames, version);  // again, under the lock
     pg::exec(tx, kParkStale, version);
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kStaleColumns, name);
+    };
     for (const auto& row : stale) {
-      const auto id = row[0].as<long>();
-      const auto key = current_key(row[1].as<std::string>(), row[2].as<std::string>());
+      const auto id = row[at("id")].as<long>();
+      const auto key =
+          current_key(row[at("value")].as<std::string>(), row[at("normalized")].as<std::string>());
       if (!pg::exec(tx, kKeyTaken, key, id).empty()) {
         pg::exec(tx, kRemoveById, id);
         ++done.merged;
@@ -121,10 +138,14 @@ model::Result<bool> remove(pg::Pool& pool, const std::string& kind, const std::s
 
 model::Result<std::vector<Entry>> list(pg::Pool& pool) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<Entry>> {
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kListColumns, name);
+    };
     std::vector<Entry> entries;
     for (const auto& row : pg::exec(tx, kList)) {
-      entries.push_back({row[0].as<long>(), row[1].as<std::string>(), row[2].as<std::string>(),
-                         row[3].as<std::string>(), row[4].as<std::string>()});
+      entries.push_back({row[at("id")].as<long>(), row[at("kind")].as<std::string>(),
+                         row[at("value")].as<std::string>(), row[at("reason")].as<std::string>(),
+                         row[at("created_at")].as<std::string>()});
     }
     return entries;
   });
@@ -135,8 +156,11 @@ bool contains(pqxx::work& tx, const std::string& kind, const std::string& normal
 }
 
 std::shared_ptr<const Entries> Cache::current(pqxx::transaction_base& tx) {
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kRevisionColumns, name);
+  };
   const auto row = pg::exec(tx, kRevision)[0];
-  const Revision now{row[0].as<long>(), row[1].as<long>()};
+  const Revision now{row[at("max_id")].as<long>(), row[at("count")].as<long>()};
   std::lock_guard lock(mutex_);
   if (revision_ == now) return entries_;
   if (now.count > entries_max_) {

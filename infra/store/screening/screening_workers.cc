@@ -1,6 +1,9 @@
 #include "infra/store/sql/deferred_writes.h"
 #include "infra/store/screening/screening_workers.h"
 
+#include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
+
 namespace payrail::infra::store::screening_workers {
 namespace {
 
@@ -14,14 +17,17 @@ constexpr pg::Statement kAvailable{"screening_available",
                                    "SELECT 1 FROM screening_workers WHERE list_version IS NOT NULL "
                                    "AND heartbeat_at > now() - make_interval(secs => $1) LIMIT 1"};
 
-constexpr pg::Statement kLive{"screening_live",
-                              "SELECT worker_id, list_version FROM screening_workers "
-                              "WHERE heartbeat_at > now() - make_interval(secs => $1) "
-                              "ORDER BY worker_id"};
+// The columns list_live() maps, by name (sql::column).
+constexpr sql::Text kLiveColumns = "worker_id, list_version";
+constexpr auto kLiveSql = sql::concat(
+    "SELECT ", kLiveColumns,
+    " FROM screening_workers WHERE heartbeat_at > now() - make_interval(secs => $1) ORDER BY "
+    "worker_id");
+constexpr pg::Statement kLive{"screening_live", kLiveSql.c_str()};
 
-constexpr pg::Statement kNotifyDecisions{"screening_notify_decisions",
-                                         "SELECT pg_notify('" PAYRAIL_DECISION_CHANNEL
-                                         "', id) FROM unnest($1::text[]) AS id"};
+constexpr auto kNotifyDecisionsSql =
+    sql::concat("SELECT pg_notify('", kDecisionChannel, "', id) FROM unnest($1::text[]) AS id");
+constexpr pg::Statement kNotifyDecisions{"screening_notify_decisions", kNotifyDecisionsSql.c_str()};
 
 void ignore_returned(const pqxx::row&) {}  // one empty row per notice
 
@@ -33,11 +39,13 @@ void notify_decision(pqxx::work& tx, const std::string& resource_id) {
 
 model::Result<std::vector<LiveWorker>> list_live(pg::Pool& pool) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<std::vector<LiveWorker>> {
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kLiveColumns, name);
+    };
     std::vector<LiveWorker> workers;
     for (const auto& row : pg::exec(tx, kLive, kHeartbeatFreshSeconds)) {
       workers.push_back(
-          {row[0].as<std::string>(),
-           row[1].is_null() ? std::nullopt : std::optional<std::string>(row[1].as<std::string>())});
+          {row[at("worker_id")].as<std::string>(), optional_text(row[at("list_version")])});
     }
     return workers;
   });

@@ -27,8 +27,7 @@ model::Result<bool> sanctions_available(pg::Pool& pool);
 
 // The channel the API's creates wait on for a screening decision (api/payout_decisions.h); the
 // notice's payload is the payout's or fiat payout's id.
-#define PAYRAIL_DECISION_CHANNEL "payout_decisions"
-inline constexpr const char* kDecisionChannel = PAYRAIL_DECISION_CHANNEL;
+inline constexpr char kDecisionChannel[] = "payout_decisions";
 
 // Tells the waiters that `resource_id` was decided, when the transaction commits. Deferred
 // (store::defer_row): a screening batch's notices are one statement.
