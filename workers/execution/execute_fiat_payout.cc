@@ -3,6 +3,7 @@
 #include "infra/plumbing/log/log.h"
 #include "infra/store/fiat_payouts/fiat_payouts.h"
 #include "infra/store/outbox/outbox.h"
+#include "schemas/model/common/invariant.h"
 #include "schemas/model/fiat_payouts/corridors.h"
 
 namespace payrail::workers::execution {
@@ -44,8 +45,9 @@ model::Status finish_send(pqxx::work& tx, const topics::Envelope& message,
   const auto after = fiat_payouts::record_send(
       tx, *payout, outcome.accepted, outcome.partner_reference, method->typical_settlement_minutes);
   if (after.partner_outcome == "rejected") {
-    fiat_payouts::transition(tx, after, model::FiatPayoutTrigger::partner_failed,
-                             {.failure_reason = outcome.failure_reason});
+    const auto failed = fiat_payouts::transition(tx, after, model::FiatPayoutTrigger::partner_failed,
+                                                 {.failure_reason = outcome.failure_reason});
+    model::invariant(failed.has_value(), "a fiat payout being sent (processing) can fail");
   } else {
     infra::store::outbox::enqueue(tx, topics::kFiatPayoutsSent, after.org_id, resource.mode,
                                   resource.id);

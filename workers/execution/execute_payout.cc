@@ -4,6 +4,7 @@
 #include "infra/store/outbox/outbox.h"
 #include "infra/store/payouts/broadcasts.h"
 #include "infra/store/payouts/payouts.h"
+#include "schemas/model/common/invariant.h"
 
 namespace payrail::workers::execution {
 namespace {
@@ -55,8 +56,9 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
   }
   const auto& id = payout->resource.id;
   if (recorded->outcome == "rejected") {
-    payouts::transition(tx, *payout, model::PayoutTrigger::broadcast_failed,
-                        {.failure_reason = recorded->failure_reason});
+    const auto failed = payouts::transition(tx, *payout, model::PayoutTrigger::broadcast_failed,
+                                            {.failure_reason = recorded->failure_reason});
+    model::invariant(failed.has_value(), "a processing payout whose broadcast was refused can fail");
   } else {
     infra::store::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id,
                                   payout->resource.mode, id);

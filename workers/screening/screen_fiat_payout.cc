@@ -21,7 +21,7 @@ struct FiatPayout {
   static std::optional<Row> lock(pqxx::work& tx, const std::string& id) {
     return fiat_payouts::lock(tx, id);
   }
-  static std::optional<Row> transition(pqxx::work& tx, const Row& row,
+  [[nodiscard]] static std::optional<Row> transition(pqxx::work& tx, const Row& row,
                                        std::initializer_list<Trigger> triggers,
                                        const fiat_payouts::TransitionDetails& details) {
     return fiat_payouts::transition(tx, row, triggers, details);

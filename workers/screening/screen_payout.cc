@@ -21,7 +21,7 @@ struct StablecoinPayout {
   static std::optional<Row> lock(pqxx::work& tx, const std::string& id) {
     return payouts::lock(tx, id);
   }
-  static std::optional<Row> transition(pqxx::work& tx, const Row& row,
+  [[nodiscard]] static std::optional<Row> transition(pqxx::work& tx, const Row& row,
                                        std::initializer_list<Trigger> triggers,
                                        const payouts::TransitionDetails& details) {
     return payouts::transition(tx, row, triggers, details);

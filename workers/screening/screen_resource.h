@@ -14,6 +14,7 @@
 #include "infra/store/screening/blacklist.h"
 #include "infra/store/screening/screening_workers.h"
 #include "topics/envelope.h"
+#include "schemas/model/common/invariant.h"
 #include "workers/screening/decision.h"
 
 namespace payrail::workers::screening {
@@ -74,11 +75,12 @@ void record_decision(pqxx::work& tx, const topics::Envelope& message,
                        : infra::store::spend::within_auto_approval(payout.amount_usd, limits)
                            ? Kind::Trigger::screening_clear
                            : Kind::Trigger::screening_over_limit;
-  if (payout.status == Kind::Status::pending) {
-    Kind::transition(tx, payout, {Kind::Trigger::start_screening, trigger}, {.screening = result});
-  } else {
-    Kind::transition(tx, payout, {trigger}, {.screening = result});
-  }
+  const auto decided =
+      payout.status == Kind::Status::pending
+          ? Kind::transition(tx, payout, {Kind::Trigger::start_screening, trigger},
+                             {.screening = result})
+          : Kind::transition(tx, payout, {trigger}, {.screening = result});
+  model::invariant(decided.has_value(), "a pending or screening payout takes its decision");
   count_after_commit(Kind::kResource, result);
   if (trigger == Kind::Trigger::screening_clear) {
     infra::store::outbox::enqueue(tx, Kind::approved_topic(), payout.org_id, resource.mode,
@@ -103,7 +105,8 @@ model::Status screen_resource(pqxx::work& tx, const ScreeningInputs& inputs,
   if (inputs.lists != nullptr) {
     record_decision<Kind>(tx, message, *payout, inputs);
   } else if (payout->status == Kind::Status::pending) {
-    Kind::transition(tx, *payout, {Kind::Trigger::start_screening}, {});
+    const auto waiting = Kind::transition(tx, *payout, {Kind::Trigger::start_screening}, {});
+    model::invariant(waiting.has_value(), "a pending payout can start screening");
   }
   return model::ok_status();
 }

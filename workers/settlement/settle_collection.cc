@@ -4,6 +4,7 @@
 #include "infra/plumbing/time/clock.h"
 #include "infra/store/collections/collections.h"
 #include "infra/store/outbox/outbox.h"
+#include "schemas/model/common/invariant.h"
 #include "workers/settlement/apply_provider_event.h"
 
 namespace payrail::workers::settlement {
@@ -29,11 +30,12 @@ model::Status settle(pqxx::work& tx, const infra::rates::RateSources& rates,
   }
   auto conversion = infra::rates::usdc_credited(**source, *received, resource.currency);
   if (!conversion.ok()) return conversion.error();
-  collections::transition(
+  const auto settled = collections::transition(
       tx, *collection, model::CollectionTrigger::settle,
       {.settled_amount = model::format_decimal(conversion->usdc),
        .settlement_rate = model::format_decimal(model::trim_zeros(conversion->rate.rate)),
        .settlement_rate_as_of = conversion->rate.as_of});
+  model::invariant(settled.has_value(), "a received collection can be settled");
   infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("settlement.collection_settled", {{"collection_id", resource.id}});
   return model::ok_status();

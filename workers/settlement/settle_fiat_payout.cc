@@ -3,6 +3,7 @@
 #include "infra/plumbing/log/log.h"
 #include "infra/store/fiat_payouts/fiat_payouts.h"
 #include "infra/store/outbox/outbox.h"
+#include "schemas/model/common/invariant.h"
 #include "workers/settlement/apply_when_due.h"
 
 namespace payrail::workers::settlement {
@@ -42,12 +43,13 @@ model::Status apply_result(pqxx::work& tx, const Settlement& settlement,
     return model::Error::make(model::ErrorCode::service_unavailable, "partner result pending");
   }
   const bool credited = result->delivery == Delivery::credited;
-  fiat_payouts::transition(
+  const auto decided = fiat_payouts::transition(
       tx, *payout,
       credited ? model::FiatPayoutTrigger::partner_credited
                : model::FiatPayoutTrigger::partner_failed,
       {.failure_reason =
            credited ? std::nullopt : std::optional<std::string>(result->failure_reason)});
+  model::invariant(decided.has_value(), "a processing fiat payout takes the partner's result");
   infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("settlement.fiat_result", {{"fiat_payout_id", resource.id},
                                               {"result", credited ? "credited" : "returned"}});

@@ -4,6 +4,7 @@
 #include "infra/store/outbox/outbox.h"
 #include "infra/store/payouts/broadcasts.h"
 #include "infra/store/payouts/payouts.h"
+#include "schemas/model/common/invariant.h"
 #include "workers/settlement/apply_when_due.h"
 
 namespace payrail::workers::settlement {
@@ -47,7 +48,9 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
     // Not the message's failure: retried (and not counted) until the chain confirms.
     return model::Error::make(model::ErrorCode::service_unavailable, "not yet confirmed");
   }
-  payouts::transition(tx, *payout, model::PayoutTrigger::confirm, {.tx_hash = broadcast->tx_hash});
+  const auto completed =
+      payouts::transition(tx, *payout, model::PayoutTrigger::confirm, {.tx_hash = broadcast->tx_hash});
+  model::invariant(completed.has_value(), "a processing payout whose transfer is final completes");
   infra::store::outbox::mark_consumed(tx, message.message_id);
   infra::log::info("settlement.completed", {{"payout_id", resource.id}});
   return model::ok_status();
