@@ -15,10 +15,17 @@ std::vector<std::string> parse_text_array(const pqxx::field& field) {
   return values;
 }
 
-RemainingDelays read_remaining_delays(const pqxx::result& rows) {
+RemainingDelays read_remaining_delays(const pqxx::result& rows, int id_column,
+                                      int remaining_ms_column) {
   RemainingDelays remaining;
-  for (const auto& row : rows) remaining[row[0].as<std::string>()] = row[1].as<long>(0);
+  for (const auto& row : rows) {
+    remaining[row[id_column].as<std::string>()] = row[remaining_ms_column].as<long>(0);
+  }
   return remaining;
+}
+
+RemainingDelays read_remaining_delays(const pqxx::result& rows) {
+  return read_remaining_delays(rows, 0, 1);
 }
 
 namespace {
@@ -32,8 +39,11 @@ std::string locked_key(const RowLocks& locks, std::string_view id) {
 void lock_all(pqxx::work& tx, const RowLocks& locks, const std::vector<std::string>& ids,
               const std::function<void(const pqxx::row&)>& each_row) {
   if (ids.empty()) return;
-  for (const auto& row : pg::exec(tx, locks.lock_all, pg::sql_array(ids))) {
-    pg::keep_locked_row(tx, locked_key(locks, row[0].as<std::string>()), row);
+  const auto rows = pg::exec(tx, locks.lock_all, pg::sql_array(ids));
+  // Found by its name once per statement: the statements are the tables' own.
+  const auto id_column = rows.column_number("id");
+  for (const auto& row : rows) {
+    pg::keep_locked_row(tx, locked_key(locks, row[id_column].as<std::string>()), row);
     if (each_row) each_row(row);
   }
 }

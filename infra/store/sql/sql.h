@@ -38,18 +38,24 @@ inline std::optional<std::string> optional_text(const pqxx::field& field) {
 // events and reasons: simple tokens without quotes or commas).
 std::vector<std::string> parse_text_array(const pqxx::field& field);
 
-// Milliseconds until a simulated delay runs out, by resource id (rows of id and milliseconds).
+// Milliseconds until a simulated delay runs out, by resource id: read from the columns
+// `id_column` and `remaining_ms_column` of each row (sql::column of the statement's column list).
 using RemainingDelays = std::map<std::string, long>;
+RemainingDelays read_remaining_delays(const pqxx::result& rows, int id_column,
+                                      int remaining_ms_column);
+// The same for rows of exactly an id and its milliseconds, in that order: fiat_payouts.cc's
+// statement, until its column list names them.
 RemainingDelays read_remaining_delays(const pqxx::result& rows);
 
 // A worker's row locks, one statement per batch. `lock_all` locks the rows of `ids` with one
-// statement (one text[] parameter, the id first in each row, in id order, SKIP LOCKED) and keeps
-// them (pg::keep_locked_row); `lock_one` hands out a kept row the first time its id is locked in
-// the transaction, and otherwise runs `lock` (one id parameter). A row another transaction holds
-// (an API cancel, an operator) is skipped rather than waited for: its message locks it when the
-// batch comes to it, as it would without lock_all, so one contended row does not hold back the
-// messages before it. `deferred_changes`, when the table's changes are deferred to the commit
-// (pg::defer_row), is written before `lock` reads a row again, so that the read sees them.
+// statement (one text[] parameter, each row's id in its column named `id`, in id order, SKIP
+// LOCKED) and keeps them (pg::keep_locked_row); `lock_one` hands out a kept row the first time
+// its id is locked in the transaction, and otherwise runs `lock` (one id parameter). A row another
+// transaction holds (an API cancel, an operator) is skipped rather than waited for: its message
+// locks it when the batch comes to it, as it would without lock_all, so one contended row does
+// not hold back the messages before it. `deferred_changes`, when the table's changes are deferred
+// to the commit (pg::defer_row), is written before `lock` reads a row again, so that the read sees
+// them.
 struct RowLocks {
   const char* table;
   const pg::Statement& lock;
