@@ -59,6 +59,13 @@ constexpr auto keyset_conditions(const char (&table)[M]) {
       "$6::timestamptz)");
 }
 inline constexpr sql::Text kKeysetOrder = " ORDER BY created_at DESC, id DESC LIMIT $3";
+// kKeysetOrder by the table's own columns, for a select list that names a column created_at
+// (sql::timestamp): an unqualified ORDER BY name means the select list's column when it has one,
+// which would order by the text, to the second, apart from the keyset conditions and the index.
+template <std::size_t M>
+constexpr auto keyset_order(const char (&table)[M]) {
+  return sql::concat(" ORDER BY ", table, ".created_at DESC, ", table, ".id DESC LIMIT $3");
+}
 
 // The same for resources of the whole organization rather than of one mode (KYB submissions):
 // $1 org_id, $2 limit + 1, $3 starting_after (nullable), $4 created_gte, $5 created_lte (the
