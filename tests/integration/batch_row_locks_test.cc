@@ -356,6 +356,38 @@ TEST_F(BatchRowLocks, AnOutcomeRecordedAtTheCommitIsFoundByTheSameTransaction) {
             "broadcast 0xfirst,broadcast 0xnew");
 }
 
+// keep_attempt() told where the attempt's columns start in the payout's row (as
+// lock_all_with_broadcasts' caller passes it): begin() then finds the attempt as it was kept, by
+// name. A row with a column after the attempt's is refused: the kept row is read from its end.
+TEST_F(BatchRowLocks, AnAttemptKeptFromWhereItsColumnsStartIsTheOneBeginFinds) {
+  namespace sql = infra::store::sql;
+  constexpr sql::Text kPayoutColumns = "p.id, p.status";
+  const auto id = new_payout("processing");
+  database_->scalar("INSERT INTO payout_broadcasts (payout_id, reference) VALUES ('" + id +
+                    "', 'ref_kept') RETURNING 1");
+  const auto from = std::string(" FROM payouts p JOIN payout_broadcasts b ON b.payout_id = p.id ") +
+                    "WHERE p.id = $1";
+  const std::string attempt_columns(broadcasts::kKeptAttemptColumns.view());
+  std::optional<broadcasts::Broadcast> found;
+  const auto committed = pool_->transact([&](pqxx::work& tx) -> model::Status {
+    const auto row = tx.exec_params1(
+        "SELECT " + std::string(kPayoutColumns.view()) + ", " + attempt_columns + from, id);
+    broadcasts::keep_attempt(tx, id, row, sql::column_count(kPayoutColumns));
+    tx.exec_params0("UPDATE payout_broadcasts SET reference = 'ref_changed' WHERE payout_id = $1",
+                    id);
+    found = broadcasts::begin(tx, id);
+    const auto longer =
+        tx.exec_params1("SELECT p.id, " + attempt_columns + ", p.status" + from, id);
+    EXPECT_THROW(broadcasts::keep_attempt(tx, id, longer, 1), std::logic_error);
+    return model::ok_status();
+  });
+  ASSERT_TRUE(committed.ok()) << committed.error().message;
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->reference, "ref_kept");
+  EXPECT_FALSE(found->outcome.has_value());
+  EXPECT_FALSE(found->written);
+}
+
 // Execution's batch with one payout's approval twice: one transition, one intent, one outcome and
 // one payouts.broadcast message per payout, and no message counted as failing.
 TEST_F(BatchRowLocks, AnExecutionBatchRecordsOneIntentPerPayoutWithAMessageTwice) {

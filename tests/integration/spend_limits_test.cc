@@ -106,7 +106,6 @@ TEST_F(SpendLimits, OverridesAreReadByTheirNames) {
                               "WHERE l.org_id = 'org_overrides' AND l.mode = 'test'");
     EXPECT_EQ(rows.size(), 1u);
     EXPECT_EQ(text(spend::limits_with_overrides(rows[0], 2, model::Mode::test)), text(expected));
-    EXPECT_EQ(text(spend::limits_with_overrides(rows[0], model::Mode::test)), text(expected));
     EXPECT_EQ(text(spend::effective_limits(tx, "org_overrides", model::Mode::test)),
               text(expected));
     const auto batch = spend::effective_limits(

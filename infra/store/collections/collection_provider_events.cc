@@ -15,11 +15,12 @@ constexpr std::array<std::string_view, 6> kOutcomeNames{
     "applied",           "unmatched_reference",    "late_payment",
     "duplicate_payment", "failure_not_applicable", "conflicting_duplicate"};
 
-#define PAYRAIL_PROVIDER_EVENT_COLUMNS \
-  "id, provider, provider_event_id, mode, type, method, reference, reference_normalized, " \
-  "amount::text, currency, " PAYRAIL_TIMESTAMP(                                            \
-      "occurred_at") ", outcome, collection_id, " PAYRAIL_TIMESTAMP(                       \
-      "recorded_at") ", scope_org_id, org_id"
+// The columns read_row() maps, by name.
+constexpr auto kColumns = sql::concat(
+    "id, provider, provider_event_id, mode, type, method, reference, reference_normalized, "
+    "amount::text AS amount, currency, ",
+    sql::timestamp("occurred_at"), ", outcome, collection_id, ", sql::timestamp("recorded_at"),
+    ", scope_org_id, org_id");
 
 // The collection the notification names (as the settlement worker matches it), locked FOR SHARE:
 // a cancel or an expiry, which lock it FOR UPDATE, is then ordered with this recording.
@@ -40,12 +41,16 @@ constexpr pg::Statement kInsert{
 
 // Every version recorded under an event id (its first record, then any conflicting ones),
 // locked so that two deliveries of one new version record it once, and whether each has this
-// content.
-constexpr pg::Statement kVersions{
-    "provider_events_versions",
-    "SELECT id, duplicate_of IS NULL, type = $4 AND method = $5 AND reference = $6 AND "
-    "amount = $7::numeric AND currency = $8 FROM collection_provider_events "
-    "WHERE provider = $1 AND mode = $2 AND provider_event_id = $3 ORDER BY arrival FOR UPDATE"};
+// content. The columns record_repeated() reads, by name:
+constexpr sql::Text kVersionColumns =
+    "id, duplicate_of IS NULL AS first_record, type = $4 AND method = $5 AND reference = $6 AND "
+    "amount = "
+    "$7::numeric AND currency = $8 AS same_content";
+constexpr auto kVersionsSql = sql::concat(
+    "SELECT ", kVersionColumns,
+    " FROM collection_provider_events WHERE provider = $1 AND mode = $2 AND provider_event_id = $3 "
+    "ORDER BY arrival FOR UPDATE");
+constexpr pg::Statement kVersions{"provider_events_versions", kVersionsSql.c_str()};
 
 constexpr pg::Statement kInsertConflicting{
     "provider_events_insert_conflicting",
@@ -55,58 +60,63 @@ constexpr pg::Statement kInsertConflicting{
     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10, $11::timestamptz, $12, "
     "clock_timestamp(), $13, 'conflicting_duplicate', now())"};
 
-constexpr pg::Statement kFind{"provider_events_find",
-                              "SELECT " PAYRAIL_PROVIDER_EVENT_COLUMNS
-                              " FROM collection_provider_events WHERE id = $1"};
+constexpr auto kFindSql =
+    sql::concat("SELECT ", kColumns, " FROM collection_provider_events WHERE id = $1");
+constexpr pg::Statement kFind{"provider_events_find", kFindSql.c_str()};
 
-constexpr pg::Statement kLock{"provider_events_lock",
-                              "SELECT " PAYRAIL_PROVIDER_EVENT_COLUMNS
-                              " FROM collection_provider_events WHERE id = $1 FOR UPDATE"};
+constexpr auto kLockSql =
+    sql::concat("SELECT ", kColumns, " FROM collection_provider_events WHERE id = $1 FOR UPDATE");
+constexpr pg::Statement kLock{"provider_events_lock", kLockSql.c_str()};
 
-constexpr pg::Statement kLockPending{
-    "provider_events_lock_pending",
-    "SELECT " PAYRAIL_PROVIDER_EVENT_COLUMNS
-    ", recorded_at >= (SELECT expires_at FROM collections WHERE id = $4) "
-    "FROM collection_provider_events WHERE mode = $1 AND reference_normalized = $2 "
-    "AND (scope_org_id IS NULL OR scope_org_id = $3) AND outcome IS NULL "
-    "ORDER BY arrival FOR UPDATE"};
+// kColumns, then whether the notification came after its collection's deadline.
+constexpr sql::Text kDeadlineColumns =
+    "recorded_at >= (SELECT expires_at FROM collections WHERE id = $4) AS after_deadline";
+constexpr auto kLockPendingSql = sql::concat(
+    "SELECT ", kColumns, ", ", kDeadlineColumns,
+    " FROM collection_provider_events WHERE mode = $1 AND reference_normalized = $2 AND "
+    "(scope_org_id IS NULL OR scope_org_id = $3) AND outcome IS NULL ORDER BY arrival FOR UPDATE");
+constexpr pg::Statement kLockPending{"provider_events_lock_pending", kLockPendingSql.c_str()};
 
-constexpr pg::Statement kWaitingPayment{
-    "provider_events_waiting_payment",
-    "SELECT e.amount::text FROM collections c JOIN collection_provider_events e "
-    "ON " PAYRAIL_PAYMENT_WAITING("e", "c") " WHERE c.id = $1 ORDER BY e.arrival LIMIT 1"};
+constexpr auto kWaitingPaymentSql =
+    sql::concat("SELECT e.amount::text FROM collections c JOIN collection_provider_events e ON ",
+                payment_waiting("e", "c"), " WHERE c.id = $1 ORDER BY e.arrival LIMIT 1");
+constexpr pg::Statement kWaitingPayment{"provider_events_waiting_payment",
+                                        kWaitingPaymentSql.c_str()};
 
 constexpr pg::Statement kSetOutcome{
     "provider_events_set_outcome",
     "UPDATE collection_provider_events SET outcome = $2, collection_id = $3, org_id = $4, "
     "processed_at = now() WHERE id = $1 AND outcome IS NULL"};
 
-constexpr pg::Statement kExceptions{
-    "provider_events_exceptions",
-    "SELECT " PAYRAIL_PROVIDER_EVENT_COLUMNS
-    " FROM collection_provider_events WHERE outcome IS DISTINCT FROM 'applied' "
-    "AND ($1::text IS NULL OR mode = $1) ORDER BY arrival DESC LIMIT $2",
-    pg::Plan::custom};
+constexpr auto kExceptionsSql = sql::concat(
+    "SELECT ", kColumns,
+    " FROM collection_provider_events WHERE outcome IS DISTINCT FROM 'applied' AND ($1::text IS "
+    "NULL OR mode = $1) ORDER BY arrival DESC LIMIT $2");
+constexpr pg::Statement kExceptions{"provider_events_exceptions", kExceptionsSql.c_str(),
+                                    pg::Plan::custom};
 
 ProviderEventRow read_row(const pqxx::row& row) {
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kColumns, name);
+  };
   ProviderEventRow result;
-  result.id = row[0].as<std::string>();
+  result.id = row[at("id")].as<std::string>();
   auto& event = result.event;
-  event.provider = row[1].as<std::string>();
-  event.provider_event_id = row[2].as<std::string>();
-  event.mode = *model::parse_mode(row[3].as<std::string>());
-  event.type = *model::parse_provider_event_type(row[4].as<std::string>());
-  event.method = row[5].as<std::string>();
-  event.reference = row[6].as<std::string>();
-  result.reference_normalized = row[7].as<std::string>();
-  event.amount = row[8].as<std::string>();
-  event.currency = row[9].as<std::string>();
-  event.occurred_at = row[10].as<std::string>();
-  result.outcome = optional_text(row[11]);
-  result.collection_id = optional_text(row[12]);
-  result.recorded_at = row[13].as<std::string>();
-  event.org_id = optional_text(row[14]);
-  result.org_id = optional_text(row[15]);
+  event.provider = row[at("provider")].as<std::string>();
+  event.provider_event_id = row[at("provider_event_id")].as<std::string>();
+  event.mode = *model::parse_mode(row[at("mode")].as<std::string>());
+  event.type = *model::parse_provider_event_type(row[at("type")].as<std::string>());
+  event.method = row[at("method")].as<std::string>();
+  event.reference = row[at("reference")].as<std::string>();
+  result.reference_normalized = row[at("reference_normalized")].as<std::string>();
+  event.amount = row[at("amount")].as<std::string>();
+  event.currency = row[at("currency")].as<std::string>();
+  event.occurred_at = row[at("occurred_at")].as<std::string>();
+  result.outcome = optional_text(row[at("outcome")]);
+  result.collection_id = optional_text(row[at("collection_id")]);
+  result.recorded_at = row[at("recorded_at")].as<std::string>();
+  event.org_id = optional_text(row[at("scope_org_id")]);
+  result.org_id = optional_text(row[at("org_id")]);
   return result;
 }
 
@@ -115,10 +125,15 @@ Recorded record_repeated(pqxx::work& tx, const model::ProviderEvent& event, cons
                          const std::string& type) {
   const auto versions = pg::exec(tx, kVersions, event.provider, mode, event.provider_event_id, type,
                                  event.method, event.reference, event.amount, event.currency);
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kVersionColumns, name);
+  };
   std::string first;
   for (const auto& version : versions) {
-    if (version[1].as<bool>()) first = version[0].as<std::string>();
-    if (version[2].as<bool>()) return {version[0].as<std::string>(), true, std::nullopt};
+    if (version[at("first_record")].as<bool>()) first = version[at("id")].as<std::string>();
+    if (version[at("same_content")].as<bool>()) {
+      return {version[at("id")].as<std::string>(), true, std::nullopt};
+    }
   }
   const auto id = new_id("pev_");
   pg::exec(tx, kInsertConflicting, id, event.provider, event.provider_event_id, mode, type,
@@ -162,11 +177,13 @@ std::optional<ProviderEventRow> lock(pqxx::work& tx, std::string_view id) {
 
 std::vector<PendingNotification> lock_pending(pqxx::work& tx,
                                               const collections::CollectionRow& collection) {
+  constexpr auto after_deadline =
+      sql::column_count(kColumns) + sql::column(kDeadlineColumns, "after_deadline");
   std::vector<PendingNotification> pending;
   for (const auto& row :
        pg::exec(tx, kLockPending, std::string(model::mode_name(collection.resource.mode)),
                 collection.reference, collection.org_id, collection.resource.id)) {
-    pending.push_back({read_row(row), row[16].as<bool>()});
+    pending.push_back({read_row(row), row[after_deadline].as<bool>()});
   }
   return pending;
 }
@@ -174,7 +191,7 @@ std::vector<PendingNotification> lock_pending(pqxx::work& tx,
 std::optional<std::string> waiting_payment(pqxx::work& tx, std::string_view collection_id) {
   const auto rows = pg::exec(tx, kWaitingPayment, std::string(collection_id));
   if (rows.empty()) return std::nullopt;
-  return rows[0][0].as<std::string>();
+  return scalar<std::string>(rows);
 }
 
 void set_outcome(pqxx::work& tx, std::string_view id, Outcome outcome,

@@ -21,18 +21,22 @@
 
 #include "infra/plumbing/pg/pool.h"
 #include "infra/store/collections/collections.h"
+#include "infra/store/sql/text.h"
 #include "schemas/model/collections/provider.h"
+
+namespace payrail::infra::store::collection_provider_events {
 
 // SQL: notification `e` is a payment of collection `c` that waits to be applied: it came in c's
 // mode with c's reference and currency, from a shared account or c's organization's own, before
 // c's deadline, and has no outcome yet. c is paid, whatever the settlement worker has done so far.
-#define PAYRAIL_PAYMENT_WAITING(e, c)                                                         \
-  e ".outcome IS NULL AND " e ".type = 'payment_received' AND " e ".mode = " c ".mode AND " e \
-    ".reference_normalized = " c ".reference AND " e ".currency = " c ".currency AND (" e     \
-    ".scope_org_id IS NULL OR " e ".scope_org_id = " c ".org_id) AND " e ".recorded_at < " c  \
-    ".expires_at"
-
-namespace payrail::infra::store::collection_provider_events {
+template <std::size_t E, std::size_t C>
+constexpr auto payment_waiting(const char (&e)[E], const char (&c)[C]) {
+  return sql::concat(e, ".outcome IS NULL AND ", e, ".type = 'payment_received' AND ", e,
+                     ".mode = ", c, ".mode AND ", e, ".reference_normalized = ", c,
+                     ".reference AND ", e, ".currency = ", c, ".currency AND (", e,
+                     ".scope_org_id IS NULL OR ", e, ".scope_org_id = ", c, ".org_id) AND ", e,
+                     ".recorded_at < ", c, ".expires_at");
+}
 
 // What became of a notification. Everything but `applied` is an exception for an operator.
 enum class Outcome {
@@ -81,7 +85,7 @@ struct PendingNotification {
 std::vector<PendingNotification> lock_pending(pqxx::work& tx,
                                               const collections::CollectionRow& collection);
 // The amount of the first payment of the collection that waits to be applied
-// (PAYRAIL_PAYMENT_WAITING), if any.
+// (payment_waiting), if any.
 std::optional<std::string> waiting_payment(pqxx::work& tx, std::string_view collection_id);
 void set_outcome(pqxx::work& tx, std::string_view id, Outcome outcome,
                  const std::optional<std::string>& collection_id,

@@ -108,7 +108,7 @@ constexpr auto kDueSql = sql::concat(
     " FROM collections WHERE status = 'awaiting_payment' AND ((mode = 'live' AND expires_at <= "
     "now()) OR (mode = 'test' AND expires_at <= now() + make_interval(secs => $2))) AND NOT "
     "EXISTS (SELECT 1 FROM collection_provider_events e WHERE ",
-    PAYRAIL_PAYMENT_WAITING("e", "collections"),
+    collection_provider_events::payment_waiting("e", "collections"),
     ") ORDER BY collections.expires_at, collections.id LIMIT $1 FOR UPDATE SKIP LOCKED");
 constexpr pg::Statement kDue{"collections_due", kDueSql.c_str()};
 

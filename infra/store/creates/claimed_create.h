@@ -15,16 +15,12 @@
 #include "infra/plumbing/pg/pool.h"
 #include "infra/store/creates/grouped_writes.h"
 #include "infra/store/creates/idempotency.h"
+#include "infra/store/money/spend.h"
 #include "infra/store/sql/text.h"
 #include "schemas/model/common/result.h"
 #include "schemas/model/money/limits.h"
 
 namespace payrail::infra::store::claimed_create {
-
-// The organization's overrides of its mode's limits (NULL where it has none).
-inline constexpr sql::Text kOverrideColumns =
-    "l.auto_approval_usd::text AS auto_approval_usd, l.per_payout_usd::text AS per_payout_usd, "
-    "l.daily_usd::text AS daily_usd, l.monthly_usd::text AS monthly_usd";
 
 // The statement of a resource's create. `types` are the array types of the insert's own
 // parameters (from $7; $1-$6 are each request's organization, mode, key, endpoint, request hash
@@ -47,7 +43,7 @@ constexpr auto claimed_creates(const Types& types, const Columns& columns, const
       "RETURNING resource_id), created AS (",
       insert, ") SELECT request.id AS request_id, created.*, request.id IN (SELECT resource_id FROM "
               "claimed) AS claimed, ",
-      kOverrideColumns,
+      spend::override_columns("l"),
       " FROM request LEFT JOIN created ON created.id = request.id LEFT JOIN organization_limits l "
       "ON l.org_id = request.org_id AND l.mode = request.mode ORDER BY request.position");
 }

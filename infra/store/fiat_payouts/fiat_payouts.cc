@@ -99,11 +99,13 @@ constexpr pg::Statement kRecordSend{
     "estimated_settlement_at = CASE WHEN $2 = 'accepted' THEN now() + $4 * interval '1 minute' "
     "END, updated_at = now() WHERE id = $1 AND partner_outcome IS NULL"};
 
-constexpr pg::Statement kRemainingDelay{
-    "fiat_payouts_remaining_delays",
-    "SELECT id, greatest(0, ceil(extract(epoch FROM (sent_at + $2 * interval '1 millisecond' - "
-    "clock_timestamp())) * 1000))::bigint AS remaining_ms FROM fiat_payouts WHERE id = "
-    "ANY($1::text[])"};
+constexpr auto kRemainingColumns = sql::concat(
+    "id, greatest(0, ceil(extract(epoch FROM (sent_at + $2 * interval '1 millisecond' - "
+    "clock_timestamp())) * 1000))::bigint AS remaining_ms");
+constexpr auto kRemainingDelaySql = sql::concat(
+    "SELECT ", kRemainingColumns, " FROM fiat_payouts WHERE id = ANY($1::text[])");
+constexpr pg::Statement kRemainingDelay{"fiat_payouts_remaining_delays",
+                                        kRemainingDelaySql.c_str()};
 
 std::string mode_text(model::Mode mode) {
   return std::string(model::mode_name(mode));
@@ -289,7 +291,9 @@ FiatPayoutRow record_send(pqxx::work& tx, const FiatPayoutRow& payout, bool acce
 
 RemainingDelays remaining_delays_ms(pqxx::transaction_base& tx, const std::vector<std::string>& ids,
                                     long delay_ms) {
-  return read_remaining_delays(pg::exec(tx, kRemainingDelay, pg::sql_array(ids), delay_ms));
+  return read_remaining_delays(pg::exec(tx, kRemainingDelay, pg::sql_array(ids), delay_ms),
+                               sql::column(kRemainingColumns, "id"),
+                               sql::column(kRemainingColumns, "remaining_ms"));
 }
 
 model::Result<FiatPayoutRow> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,

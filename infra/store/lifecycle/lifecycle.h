@@ -98,8 +98,16 @@ template <class L>
   int events = 0;
   for (const auto& step : *steps) events += step.effects.event ? 1 : 0;
   const auto after = L::changed(current, steps->back().to, events, details);
-  defer_row(tx, *L::row_locks().deferred_changes, LockOrder::resource_rows,
-            L::change(current, after, details));
+  const auto& changes = *L::row_locks().deferred_changes;
+  // A row changed twice in one transaction without being locked again in between (a payment and
+  // its return applied together): its first change is written before the second is deferred, as
+  // one statement cannot apply two changes of one row in order. (A change row's first parameter
+  // is the row's id.)
+  if (any_deferred(tx, changes,
+                   [&](const DeferredRow& change) { return change[0] == current.resource.id; })) {
+    flush_deferred(tx, changes);
+  }
+  defer_row(tx, changes, LockOrder::resource_rows, L::change(current, after, details));
   // Each step sees the row as it left it: the last one's details, its status, its sequence.
   auto row = after;
   row.event_sequence -= events;

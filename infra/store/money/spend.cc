@@ -154,14 +154,6 @@ model::PayoutLimits limits_with_overrides(const pqxx::row& row, int first, model
   return limits;
 }
 
-model::PayoutLimits limits_with_overrides(const pqxx::row& row, model::Mode mode) {
-  auto limits = model::default_payout_limits(mode);
-  apply_override(row["auto_approval_usd"], limits.auto_approval_usd);
-  apply_override(row["per_payout_usd"], limits.per_payout_usd);
-  apply_override(row["daily_usd"], limits.daily_usd);
-  apply_override(row["monthly_usd"], limits.monthly_usd);
-  return limits;
-}
 
 model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode) {
   auto limits = model::default_payout_limits(mode);

@@ -17,13 +17,6 @@
 #include "schemas/model/common/result.h"
 #include "schemas/model/money/limits.h"
 
-// The limit overrides of organization_limits (alias `table`), as effective_limits() reads them,
-// for a statement that reads them with other things (claimed_create.h). Kept until that file
-// selects override_columns() instead.
-#define PAYRAIL_SPEND_OVERRIDE_COLUMNS(table)                              \
-  table ".auto_approval_usd::text, " table ".per_payout_usd::text, " table \
-        ".daily_usd::text, " table ".monthly_usd::text"
-
 namespace payrail::infra::store::spend {
 
 // The limit overrides of organization_limits (alias `table`), as limits_with_overrides() reads
@@ -39,13 +32,8 @@ constexpr auto override_columns(const char (&table)[M]) {
 model::PayoutLimits effective_limits(pqxx::work& tx, std::string_view org_id, model::Mode mode);
 
 // The mode's defaults with the overrides of `row` (each NULL one keeps its default), read by
-// their names in override_columns(), which the row selects from column `first` on (or
-// PAYRAIL_SPEND_OVERRIDE_COLUMNS, in the same order): found while compiling, no cost per row.
+// their names in override_columns(), which the row selects from column `first` on.
 model::PayoutLimits limits_with_overrides(const pqxx::row& row, int first, model::Mode mode);
-// The same where the row's columns before the overrides are not known while compiling
-// (`created.*`): each override is found by its name in the row's result, a few string
-// comparisons per call.
-model::PayoutLimits limits_with_overrides(const pqxx::row& row, model::Mode mode);
 
 // The effective limits of many organizations and modes with one statement (a screening batch's),
 // by (organization, mode); every scope asked for has an entry.

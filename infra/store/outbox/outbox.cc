@@ -7,18 +7,21 @@
 #include "infra/plumbing/ids.h"
 #include "infra/plumbing/pg/pool.h"
 #include "infra/plumbing/time/clock.h"
+#include "infra/store/sql/sql.h"
 
 namespace payrail::infra::store::outbox {
 namespace {
 
 // Deferred to the end of the transaction (store::defer_row): a worker batch's messages are one
 // statement. Returns the rows, for the hand-over of leased ones to this process's relay.
-constexpr pg::Statement kInsertMessages{"outbox_insert_messages", R"sql(
+constexpr auto kInsertMessagesSql = sql::concat(R"sql(
 INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
 SELECT message_id, topic, message_key, payload, now() + lease_ms * interval '1 millisecond'
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
   AS n(message_id, topic, message_key, payload, lease_ms)
-RETURNING id, topic, message_key, payload, next_attempt_at > now())sql"};
+RETURNING )sql",
+                                                kInsertedColumns);
+constexpr pg::Statement kInsertMessages{"outbox_insert_messages", kInsertMessagesSql.c_str()};
 
 // The producer reports every message within its message timeout (10 s, kafka::ProducerOptions):
 // a row handed to the relay at most kHandOverAgeMax after its commit has its publication recorded
@@ -76,9 +79,14 @@ std::string enqueue(pqxx::work& tx, const topics::TopicSpec& topic, std::string_
 }
 
 void hand_over_leased(const pqxx::row& inserted) {
-  if (!inserted[4].as<bool>()) return;  // due at once: a relay's claim of every due row takes it
-  publish_after_commit(inserted[0].as<long>(), inserted[1].as<std::string>(),
-                       inserted[2].as<std::string>(), inserted[3].as<std::string>());
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kInsertedColumns, name);
+  };
+  // Due at once: a relay's claim of every due row takes it.
+  if (!inserted[at("leased")].as<bool>()) return;
+  publish_after_commit(inserted[at("id")].as<long>(), inserted[at("topic")].as<std::string>(),
+                       inserted[at("message_key")].as<std::string>(),
+                       inserted[at("payload")].as<std::string>());
 }
 
 long own_relay_lease_ms() {
@@ -137,7 +145,7 @@ void mark_consumed(pqxx::work& tx, std::string_view message_id) {
 
 bool is_consumed(pqxx::work& tx, std::string_view message_id) {
   const auto rows = pg::exec(tx, kIsConsumed, std::string(message_id));
-  return rows.empty() || rows[0][0].as<bool>();
+  return rows.empty() || scalar<bool>(rows);
 }
 
 }  // namespace payrail::infra::store::outbox

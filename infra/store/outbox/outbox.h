@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "infra/store/sql/text.h"
 #include "schemas/model/common/mode.h"
 #include "topics/envelope.h"
 #include "topics/registry.h"
@@ -48,8 +49,13 @@ long own_relay_lease_ms();
 // registry name.
 void publish_after_commit(long outbox_id, std::string topic, std::string key, std::string payload);
 
-// The handler of the rows an outbox insert returns (id, topic, key, payload, leased): hands each
-// leased row to publish_after_commit.
+// What an outbox insert returns (`RETURNING kInsertedColumns`, read by name): the row, and whether
+// it is leased to this process's relay.
+inline constexpr sql::Text kInsertedColumns =
+    "id, topic, message_key, payload, next_attempt_at > now() AS leased";
+
+// The handler of the rows an outbox insert returns (kInsertedColumns): hands each leased row to
+// publish_after_commit.
 void hand_over_leased(const pqxx::row& inserted);
 
 // Takes up to `count_max` of the rows this process committed, in commit order (for its relay).

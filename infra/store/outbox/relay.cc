@@ -9,6 +9,7 @@
 #include "infra/plumbing/pg/sql_array.h"
 #include "infra/store/outbox/message_failures.h"
 #include "infra/store/outbox/outbox.h"
+#include "infra/store/sql/sql.h"
 #include "topics/registry.h"
 
 namespace payrail::infra::store::outbox {
@@ -18,13 +19,8 @@ namespace {
 // wait, so other relays pass the rows over while this one publishes, and take them over if it
 // dies. No row lock is held while waiting for the broker: a consumer that applies a message
 // before the relay recorded its publication (consumed_at, in the consumer's batch transaction)
-// would otherwise wait for that whole round trip.
-#define PAYRAIL_OUTBOX_CLAIM(rows)                                                     \
-  "UPDATE outbox SET next_attempt_at = now() + $2::bigint * interval '1 millisecond' " \
-  "WHERE id IN (SELECT id FROM outbox WHERE " rows                                     \
-  " AND next_attempt_at <= now() "                                                     \
-  "AND consumed_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) "              \
-  "RETURNING id, topic, message_key, payload"
+// would otherwise wait for that whole round trip. The columns claim_all_due() reads, by name:
+constexpr sql::Text kClaimedColumns = "id, topic, message_key, payload";
 
 // The rows a process commits are leased to its own relay from their insert (outbox.cc), which
 // publishes them from memory right after the commit: no claim statement, no search of the table.
@@ -35,9 +31,12 @@ namespace {
 // kAllDueInterval, and again at once while it finds a full batch: rows inserted due at once (no
 // relay in their process, or its list was full), rows of a process that died before publishing
 // them (once their lease ran out), publication backoffs that ended, re-driven rows.
-constexpr pg::Statement kClaimAllDue{"outbox_claim_all_due",
-                                     PAYRAIL_OUTBOX_CLAIM("published_at IS NULL")};
-#undef PAYRAIL_OUTBOX_CLAIM
+constexpr auto kClaimAllDueSql = sql::concat(
+    "UPDATE outbox SET next_attempt_at = now() + $2::bigint * interval '1 millisecond' WHERE id IN "
+    "(SELECT id FROM outbox WHERE published_at IS NULL AND next_attempt_at <= now() AND "
+    "consumed_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED) RETURNING ",
+    kClaimedColumns);
+constexpr pg::Statement kClaimAllDue{"outbox_claim_all_due", kClaimAllDueSql.c_str()};
 
 constexpr auto kAllDueInterval = std::chrono::seconds(1);
 
@@ -88,18 +87,17 @@ WHERE id IN (SELECT id FROM outbox WHERE id = ANY($1::bigint[]) FOR UPDATE SKIP 
 // backlog is not published again every time it ages. Re-drive waits longer after each re-drive of
 // the same row (x2, capped at x64). Parked messages wait for an operator's re-drive (payrail
 // message-redrive), not for this one.
-#define PAYRAIL_OUTBOX_REDRIVE_AGE                                      \
-  "o.consumed_at IS NULL AND o.published_at IS NOT NULL "               \
-  "AND NOT EXISTS (SELECT 1 FROM message_failures f "                   \
-  "WHERE f.message_id = o.message_id AND f.status = 'parked') "         \
-  "AND o.published_at < now() - $1::bigint * interval '1 millisecond' " \
-  "AND o.published_at < now() - $1::bigint * interval '1 millisecond' " \
-  "* least(64, power(2, greatest(o.publish_attempts - 1, 0)))"
+constexpr sql::Text kRedriveAge =
+    "o.consumed_at IS NULL AND o.published_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+    "message_failures f WHERE f.message_id = o.message_id AND f.status = 'parked') AND "
+    "o.published_at < now() - $1::bigint * interval '1 millisecond' AND o.published_at < now() - "
+    "$1::bigint * interval '1 millisecond' * least(64, power(2, greatest(o.publish_attempts - 1, "
+    "0)))";
 
 // Whether any row is old enough to be re-driven: only then are the groups' positions asked for.
-constexpr pg::Statement kRedriveDue{
-    "outbox_redrive_due",
-    "SELECT EXISTS (SELECT 1 FROM outbox o WHERE " PAYRAIL_OUTBOX_REDRIVE_AGE ")"};
+constexpr auto kRedriveDueSql =
+    sql::concat("SELECT EXISTS (SELECT 1 FROM outbox o WHERE ", kRedriveAge, ")");
+constexpr pg::Statement kRedriveDue{"outbox_redrive_due", kRedriveDueSql.c_str()};
 
 // With the groups' positions (every partition of every topic; $2-$6, one array per column), the
 // rows the broker may have lost, whatever their age: per partition, those before where its group
@@ -138,34 +136,41 @@ SELECT l.id FROM t CROSS JOIN LATERAL (
   ORDER BY o.published_partition LIMIT $1) l)sql"};
 
 // Of those rows ($3), the ones old enough.
-constexpr pg::Statement kRedriveRows{
-    "outbox_redrive_rows",
-    "UPDATE outbox SET published_at = NULL, next_attempt_at = now() WHERE id IN ("
-    "SELECT o.id FROM outbox o WHERE o.id = ANY($3::bigint[]) AND " PAYRAIL_OUTBOX_REDRIVE_AGE
-    " ORDER BY o.published_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED)"};
+constexpr auto kRedriveRowsSql = sql::concat(
+    "UPDATE outbox SET published_at = NULL, next_attempt_at = now() WHERE id IN (SELECT o.id FROM "
+    "outbox o WHERE o.id = ANY($3::bigint[]) AND ",
+    kRedriveAge, " ORDER BY o.published_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED)");
+constexpr pg::Statement kRedriveRows{"outbox_redrive_rows", kRedriveRowsSql.c_str()};
 
 // Without them (the broker did not answer), by age alone, as every row was before positions were
 // recorded. The plain bound on published_at (the shortest wait) lets the index scan of
 // outbox_unconsumed skip rows published too recently to be due, instead of computing every
 // unconsumed row's backoff at every call.
-constexpr pg::Statement kRedriveByAge{
-    "outbox_redrive_by_age",
-    "UPDATE outbox SET published_at = NULL, next_attempt_at = now() WHERE id IN ("
-    "SELECT o.id FROM outbox o WHERE " PAYRAIL_OUTBOX_REDRIVE_AGE
-    " ORDER BY o.published_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED)"};
-#undef PAYRAIL_OUTBOX_REDRIVE_AGE
+constexpr auto kRedriveByAgeSql = sql::concat(
+    "UPDATE outbox SET published_at = NULL, next_attempt_at = now() WHERE id IN (SELECT o.id FROM "
+    "outbox o WHERE ",
+    kRedriveAge, " ORDER BY o.published_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED)");
+constexpr pg::Statement kRedriveByAge{"outbox_redrive_by_age", kRedriveByAgeSql.c_str()};
 
 // The broker's answer about the groups' positions is awaited this long on the relay's thread.
 constexpr auto kPositionsTimeout = std::chrono::milliseconds(1000);
 
-// The backlog per topic, for the metrics: each half uses its own partial index.
-constexpr pg::Statement kBacklog{"outbox_backlog", R"sql(
-SELECT topic, 'unpublished', count(*),
-       extract(epoch FROM now() - min(created_at))::float8
-FROM outbox WHERE published_at IS NULL GROUP BY topic
-UNION ALL
-SELECT topic, 'unconsumed', count(*), extract(epoch FROM now() - min(created_at))::float8
-FROM outbox WHERE consumed_at IS NULL AND published_at IS NOT NULL GROUP BY topic)sql"};
+// The backlog per topic, for the metrics: each half uses its own partial index. The columns of
+// each half, the first naming the union's (refresh_backlog() reads them by name):
+template <std::size_t M>
+constexpr auto backlog_columns(const char (&kind)[M]) {
+  return sql::concat("topic, '", kind,
+                     "' AS backlog, count(*) AS messages, extract(epoch FROM now() - "
+                     "min(created_at))::float8 AS oldest_seconds");
+}
+constexpr auto kBacklogColumns = backlog_columns("unpublished");
+constexpr auto kBacklogSql = sql::concat(
+    "SELECT ", kBacklogColumns,
+    " FROM outbox WHERE published_at IS NULL GROUP BY topic UNION ALL "
+    "SELECT ",
+    backlog_columns("unconsumed"),
+    " FROM outbox WHERE consumed_at IS NULL AND published_at IS NOT NULL GROUP BY topic");
+constexpr pg::Statement kBacklog{"outbox_backlog", kBacklogSql.c_str()};
 
 constexpr auto kBacklogRefreshInterval = std::chrono::seconds(5);
 
@@ -222,11 +227,15 @@ model::Status Relay::claim_all_due(std::vector<long>& ids, std::vector<kafka::Pr
     ids.clear();
     items.clear();
     walk_outbox_unpublished_by_plain_index_scans(tx);
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kClaimedColumns, name);
+    };
     std::map<long, kafka::ProduceItem> by_id;  // RETURNING has no order: published oldest first
     for (const auto& row :
          pg::exec(tx, kClaimAllDue, static_cast<long>(options_.batch_max), kClaimLeaseMs)) {
-      by_id[row[0].as<long>()] = {broker_topic(row[1].as<std::string>()), row[2].as<std::string>(),
-                                  row[3].as<std::string>()};
+      by_id[row[at("id")].as<long>()] = {broker_topic(row[at("topic")].as<std::string>()),
+                                         row[at("message_key")].as<std::string>(),
+                                         row[at("payload")].as<std::string>()};
     }
     for (auto& [id, item] : by_id) {
       ids.push_back(id);
@@ -347,8 +356,8 @@ PositionArrays read_positions(kafka::GroupPositions& group_positions) {
 
 model::Result<std::size_t> Relay::redrive_once() {
   auto due = pool_.autocommit([&](pqxx::nontransaction& tx) -> model::Result<bool> {
-    return pg::exec(tx, kRedriveDue, static_cast<long>(options_.redrive_after.count()))[0][0]
-        .as<bool>();
+    return scalar<bool>(
+        pg::exec(tx, kRedriveDue, static_cast<long>(options_.redrive_after.count())));
   });
   if (!due.ok()) return due.error();
   if (!*due) return std::size_t{0};
@@ -363,13 +372,14 @@ model::Result<std::size_t> Relay::redrive_once() {
       // Its estimate (every partition times the batch) passes jit_above_cost: compiling took
       // 20 ms for a statement that runs in 1.
       tx.exec0("SET LOCAL jit = off");
+      const auto found =
+          pg::exec(tx, kFindLost, limit, pg::sql_array(positions.topics),
+                   pg::sql_array(positions.partitions), pg::sql_array(positions.lows),
+                   pg::sql_array(positions.highs), pg::sql_array(positions.commits));
+      // Its one column, by name once per statement (a union of four: no column list of its own).
+      const auto lost_id = found.column_number("id");
       std::vector<long> lost;
-      for (const auto& row :
-           pg::exec(tx, kFindLost, limit, pg::sql_array(positions.topics),
-                    pg::sql_array(positions.partitions), pg::sql_array(positions.lows),
-                    pg::sql_array(positions.highs), pg::sql_array(positions.commits))) {
-        lost.push_back(row[0].as<long>());
-      }
+      for (const auto& row : found) lost.push_back(row[lost_id].as<long>());
       if (lost.empty()) return std::size_t{0};
       result = pg::exec(tx, kRedriveRows, redrive_after_ms, limit, pg::sql_array(lost));
     }
@@ -391,17 +401,22 @@ std::string Relay::broker_topic(const std::string& registry_name) const {
 model::Status Relay::refresh_backlog() {
   return pool_.transact([&](pqxx::work& tx) -> model::Status {
     walk_outbox_unpublished_by_plain_index_scans(tx);
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kBacklogColumns, name);
+    };
     std::map<std::string, metrics::OutboxBacklog> by_topic;
     for (const auto& row : pg::exec(tx, kBacklog)) {
-      const auto topic = broker_topic(row[0].as<std::string>());
+      const auto topic = broker_topic(row[at("topic")].as<std::string>());
       auto& entry = by_topic[topic];
       entry.topic = topic;
-      if (row[1].as<std::string>() == "unpublished") {
-        entry.unpublished = row[2].as<long>();
-        entry.oldest_unpublished_seconds = row[3].as<double>();
+      const auto messages = row[at("messages")].as<long>();
+      const auto oldest_seconds = row[at("oldest_seconds")].as<double>();
+      if (row[at("backlog")].as<std::string>() == "unpublished") {
+        entry.unpublished = messages;
+        entry.oldest_unpublished_seconds = oldest_seconds;
       } else {
-        entry.unconsumed = row[2].as<long>();
-        entry.oldest_unconsumed_seconds = row[3].as<double>();
+        entry.unconsumed = messages;
+        entry.oldest_unconsumed_seconds = oldest_seconds;
       }
     }
     for (const auto& [registry_name, count] : store::message_failures::parked_per_topic(tx)) {

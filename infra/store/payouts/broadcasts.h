@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
 
 namespace payrail::infra::store::broadcasts {
 
@@ -21,12 +22,15 @@ struct Broadcast {
   bool written = false;  // this statement recorded it (not an earlier one)
 };
 
-// The attempt's columns payouts::lock_all_with_broadcasts() reads after each payout's (NULL when
-// the payout has none), and keep_attempt() keeps that row for begin() and finish(): an execution
-// batch reads its attempts with the statement that locks its payouts.
-#define PAYRAIL_KEPT_BROADCAST_COLUMNS \
-  "b.payout_id, b.reference, b.outcome, b.tx_hash, b.failure_reason"
-void keep_attempt(pqxx::work& tx, const std::string& payout_id, const pqxx::row& row);
+// The attempt's columns payouts::lock_all_with_broadcasts() reads after each payout's, ending its
+// row (NULL when the payout has none), and keep_attempt() keeps that row for begin() and finish():
+// an execution batch reads its attempts with the statement that locks its payouts.
+inline constexpr sql::Text kKeptAttemptColumns =
+    "b.payout_id, b.reference, b.outcome, b.tx_hash, b.failure_reason";
+// `first_column` is where kKeptAttemptColumns start in `row` (sql::column_count of the payout's
+// columns before them); they must end it (std::logic_error otherwise).
+void keep_attempt(pqxx::work& tx, const std::string& payout_id, const pqxx::row& row,
+                  int first_column);
 
 // Each takes the payout's row lock first (payouts::lock).
 // Records the intent (idempotent) and returns the current attempt: the attempt kept with the

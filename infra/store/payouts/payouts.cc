@@ -56,7 +56,7 @@ constexpr RowLocks kRowLocks{"payouts", kLock, &kLockAll, at("id"), &kApplyChang
 
 // kLockAll with each payout's broadcast attempt after its columns (execution's batch).
 constexpr auto kLockAllWithBroadcastsSql = sql::concat(
-    "SELECT p.*, ", PAYRAIL_KEPT_BROADCAST_COLUMNS, " FROM (", kLockAllSql,
+    "SELECT p.*, ", broadcasts::kKeptAttemptColumns, " FROM (", kLockAllSql,
     ") AS p LEFT JOIN payout_broadcasts b ON b.payout_id = p.id");
 constexpr pg::Statement kLockAllWithBroadcasts{"payouts_lock_all_with_broadcasts",
                                                kLockAllWithBroadcastsSql.c_str()};
@@ -218,7 +218,8 @@ void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
 
 void lock_all_with_broadcasts(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
   store::lock_all(tx, kRowLocksWithBroadcasts, payout_ids, [&](const pqxx::row& row) {
-    broadcasts::keep_attempt(tx, row[at("id")].as<std::string>(), row);
+    broadcasts::keep_attempt(tx, row[at("id")].as<std::string>(), row,
+                             sql::column_count(kColumns));
   });
 }
 

@@ -25,27 +25,6 @@ struct Page {
   bool has_more = false;
 };
 
-// SQL fragment shared by every list statement. Parameters: $1 org_id, $2 mode, $3 limit + 1,
-// $4 starting_after (nullable), $5 created_gte (nullable), $6 created_lte (nullable).
-#define PAYRAIL_KEYSET_CONDITIONS(table)                                                \
-  " org_id = $1 AND mode = $2"                                                          \
-  " AND ($4::text IS NULL OR (created_at, id) < (SELECT c.created_at, c.id FROM " table \
-  " c WHERE c.id = $4 AND c.org_id = $1 AND c.mode = $2))"                              \
-  " AND ($5::timestamptz IS NULL OR created_at >= $5::timestamptz)"                     \
-  " AND ($6::timestamptz IS NULL OR created_at <= $6::timestamptz)"
-#define PAYRAIL_KEYSET_ORDER " ORDER BY created_at DESC, id DESC LIMIT $3"
-
-// The same for resources of the whole organization rather than of one mode (KYB submissions):
-// $1 org_id, $2 limit + 1, $3 starting_after (nullable), $4 created_gte, $5 created_lte (the
-// statement's own filters follow from $6).
-#define PAYRAIL_ORGANIZATION_KEYSET_CONDITIONS(table)                                   \
-  " org_id = $1"                                                                        \
-  " AND ($3::text IS NULL OR (created_at, id) < (SELECT c.created_at, c.id FROM " table \
-  " c WHERE c.id = $3 AND c.org_id = $1))"                                              \
-  " AND ($4::timestamptz IS NULL OR created_at >= $4::timestamptz)"                     \
-  " AND ($5::timestamptz IS NULL OR created_at <= $5::timestamptz)"
-#define PAYRAIL_ORGANIZATION_KEYSET_ORDER " ORDER BY created_at DESC, id DESC LIMIT $2"
-
 // The SQL every list statement shares. Parameters: $1 org_id, $2 mode, $3 limit + 1,
 // $4 starting_after (nullable), $5 created_gte (nullable), $6 created_lte (nullable).
 template <std::size_t M>

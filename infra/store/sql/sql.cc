@@ -15,9 +15,12 @@ std::vector<std::string> parse_text_array(const pqxx::field& field) {
   return values;
 }
 
-RemainingDelays read_remaining_delays(const pqxx::result& rows) {
+RemainingDelays read_remaining_delays(const pqxx::result& rows, int id_column,
+                                      int remaining_ms_column) {
   RemainingDelays remaining;
-  for (const auto& row : rows) remaining[row[0].as<std::string>()] = row[1].as<long>(0);
+  for (const auto& row : rows) {
+    remaining[row[id_column].as<std::string>()] = row[remaining_ms_column].as<long>(0);
+  }
   return remaining;
 }
 

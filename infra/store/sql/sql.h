@@ -14,10 +14,6 @@
 #include "infra/store/sql/deferred_writes.h"
 #include "infra/store/sql/row_locks.h"
 
-// Timestamps leave Postgres already in the API's format (ISO 8601 UTC, second precision).
-#define PAYRAIL_TIMESTAMP(column) \
-  "to_char(" column " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-
 namespace payrail::infra::store {
 
 // The one value of a statement that selects one column of one row (`SELECT count(*) ...`): the
@@ -40,8 +36,10 @@ inline std::optional<std::string> optional_text(const pqxx::field& field) {
 // events and reasons: simple tokens without quotes or commas).
 std::vector<std::string> parse_text_array(const pqxx::field& field);
 
-// Milliseconds until a simulated delay runs out, by resource id (rows of id and milliseconds).
+// Milliseconds until a simulated delay runs out, by resource id: read from the columns
+// `id_column` and `remaining_ms_column` of each row (sql::column of the statement's column list).
 using RemainingDelays = std::map<std::string, long>;
-RemainingDelays read_remaining_delays(const pqxx::result& rows);
+RemainingDelays read_remaining_delays(const pqxx::result& rows, int id_column,
+                                      int remaining_ms_column);
 
 }  // namespace payrail::infra::store

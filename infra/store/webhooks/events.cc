@@ -11,8 +11,9 @@
 namespace payrail::infra::store::events {
 namespace {
 
-#define PAYRAIL_EVENT_COLUMNS \
-  "id, org_id, mode, type, resource_id, sequence, payload, " PAYRAIL_TIMESTAMP("created_at")
+// The columns read_row() maps, by name (sql::column).
+constexpr auto kColumns = sql::concat("id, org_id, mode, type, resource_id, sequence, payload, ",
+                                      sql::timestamp("created_at"));
 
 // Both statements are deferred to the end of the transaction (store::defer_row): a worker batch's
 // events are two statements, whatever their number.
@@ -34,7 +35,7 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
 // the type: events no one subscribes to cost the relay, the broker and the webhook worker
 // nothing. Must run in a later statement than kInsert (see there). Returns the messages written,
 // for the hand-over to this process's relay (outbox::publish_after_commit).
-constexpr pg::Statement kEnqueueForSubscribers{"events_enqueue_for_subscribers", R"sql(
+constexpr auto kEnqueueForSubscribersSql = sql::concat(R"sql(
 INSERT INTO outbox (message_id, topic, message_key, payload, next_attempt_at)
 SELECT message_id, topic, message_key, payload, now() + lease_ms * interval '1 millisecond'
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
@@ -43,27 +44,31 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text
 WHERE EXISTS (SELECT 1 FROM webhook_endpoints endpoint
               WHERE endpoint.org_id = n.org_id AND endpoint.mode = n.mode AND endpoint.active
                 AND endpoint.deleted_at IS NULL AND n.type = ANY (endpoint.events))
-RETURNING id, topic, message_key, payload, next_attempt_at > now())sql"};
+RETURNING )sql",
+                                                       outbox::kInsertedColumns);
+constexpr pg::Statement kEnqueueForSubscribers{"events_enqueue_for_subscribers",
+                                               kEnqueueForSubscribersSql.c_str()};
 
-constexpr pg::Statement kFind{"events_find",
-                              "SELECT " PAYRAIL_EVENT_COLUMNS " FROM events WHERE id = $1"};
+constexpr auto kFindSql = sql::concat("SELECT ", kColumns, " FROM events WHERE id = $1");
+constexpr pg::Statement kFind{"events_find", kFindSql.c_str()};
 
-constexpr pg::Statement kList{"events_list",
-                              "SELECT " PAYRAIL_EVENT_COLUMNS
-                              " FROM events WHERE ($7::text IS NULL OR "
-                              "type = $7) AND" PAYRAIL_KEYSET_CONDITIONS("events")
-                                  PAYRAIL_KEYSET_ORDER,
-                              pg::Plan::custom};
+constexpr auto kListSql =
+    sql::concat("SELECT ", kColumns, " FROM events WHERE ($7::text IS NULL OR type = $7) AND",
+                keyset_conditions("events"), keyset_order("events"));
+constexpr pg::Statement kList{"events_list", kListSql.c_str(), pg::Plan::custom};
 
 EventRow read_row(const pqxx::row& row) {
-  return EventRow{row[0].as<std::string>(),
-                  row[1].as<std::string>(),
-                  *model::parse_mode(row[2].as<std::string>()),
-                  row[3].as<std::string>(),
-                  row[4].as<std::string>(),
-                  row[5].as<int>(),
-                  row[6].as<std::string>(),
-                  row[7].as<std::string>()};
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kColumns, name);
+  };
+  return EventRow{row[at("id")].as<std::string>(),
+                  row[at("org_id")].as<std::string>(),
+                  *model::parse_mode(row[at("mode")].as<std::string>()),
+                  row[at("type")].as<std::string>(),
+                  row[at("resource_id")].as<std::string>(),
+                  row[at("sequence")].as<int>(),
+                  row[at("payload")].as<std::string>(),
+                  row[at("created_at")].as<std::string>()};
 }
 
 }  // namespace

@@ -14,21 +14,32 @@ namespace {
 constexpr const char* kAttemptInFlight =
     "no outcome recorded: the attempt is in flight, or its worker stopped during it";
 
-constexpr pg::Statement kFindOwnEvent{
-    "webhook_deliveries_find_own_event",
-    "SELECT org_id, mode, type FROM events WHERE id = $1 AND org_id = $2 AND mode = $3"};
+// The event's columns schedule_for_subscribers() reads, by name.
+constexpr sql::Text kOwnEventColumns = "org_id, mode, type";
+constexpr auto kFindOwnEventSql = sql::concat(
+    "SELECT ", kOwnEventColumns, " FROM events WHERE id = $1 AND org_id = $2 AND mode = $3");
+constexpr pg::Statement kFindOwnEvent{"webhook_deliveries_find_own_event",
+                                      kFindOwnEventSql.c_str()};
 
-// FOR SHARE: a concurrent delete waits for this transaction, then cancels what it created.
-constexpr pg::Statement kSubscribedEndpoints{
-    "webhook_deliveries_subscribed_endpoints",
-    "SELECT id FROM webhook_endpoints WHERE org_id = $1 AND mode = $2 AND active AND "
-    "deleted_at IS NULL AND $3 = ANY (events) ORDER BY id FOR SHARE"};
+// FOR SHARE: a concurrent delete waits for this transaction, then cancels what it created. The
+// column schedule_for_subscribers() reads, by name:
+constexpr sql::Text kSubscribedColumns = "id";
+constexpr auto kSubscribedEndpointsSql =
+    sql::concat("SELECT ", kSubscribedColumns,
+                " FROM webhook_endpoints WHERE org_id = $1 AND mode = $2 AND active AND "
+                "deleted_at IS NULL AND $3 = ANY (events) ORDER BY id FOR SHARE");
+constexpr pg::Statement kSubscribedEndpoints{"webhook_deliveries_subscribed_endpoints",
+                                             kSubscribedEndpointsSql.c_str()};
 
 // The fan-out rule, for a batch or for one message. One row per message: consumed before (a missing
 // outbox row counts as consumed, as in outbox::is_consumed), and its event's subscribed endpoints.
 // The endpoints are locked FOR SHARE in id order, as kSubscribedEndpoints locks them, and only for
-// messages not consumed.
-constexpr pg::Statement kPrefetchFanOuts{"webhook_deliveries_prefetch_fan_outs", R"sql(
+// messages not consumed. The columns schedule() reads, by name:
+constexpr sql::Text kFanOutColumns = R"sql(b.message_id, b.consumed, b.event_id, b.org_id, b.mode,
+       b.type, ARRAY(SELECT s.id FROM subscribed s WHERE NOT b.consumed AND s.org_id = b.org_id
+                     AND s.mode = b.mode AND b.type = ANY (s.events) ORDER BY s.id)
+                 AS endpoint_ids)sql";
+constexpr auto kPrefetchFanOutsSql = sql::concat(R"sql(
 WITH batch AS MATERIALIZED (
   SELECT b.message_id, b.event_id, ev.org_id, ev.mode, ev.type,
          o.message_id IS NULL OR o.consumed_at IS NOT NULL AS consumed
@@ -41,10 +52,11 @@ subscribed AS MATERIALIZED (
     AND EXISTS (SELECT 1 FROM batch b WHERE NOT b.consumed AND b.org_id = e.org_id
                 AND b.mode = e.mode AND b.type = ANY (e.events))
   ORDER BY e.id FOR SHARE)
-SELECT b.message_id, b.consumed, b.event_id, b.org_id, b.mode, b.type,
-       ARRAY(SELECT s.id FROM subscribed s WHERE NOT b.consumed AND s.org_id = b.org_id
-             AND s.mode = b.mode AND b.type = ANY (s.events) ORDER BY s.id)
-FROM batch b)sql"};
+SELECT )sql",
+                                                 kFanOutColumns, R"sql(
+FROM batch b)sql");
+constexpr pg::Statement kPrefetchFanOuts{"webhook_deliveries_prefetch_fan_outs",
+                                         kPrefetchFanOutsSql.c_str()};
 
 // Deferred to the end of the transaction (store::defer_row): a batch's deliveries are one statement.
 constexpr pg::Statement kInsertMany{"webhook_deliveries_insert_many", R"sql(
@@ -67,9 +79,12 @@ constexpr pg::Statement kRedeliver{
     "generation = webhook_deliveries.generation + 1, updated_at = now()"};
 
 // SKIP LOCKED lets processes claim side by side; the lease (not the row lock) then keeps a
-// delivery to one sender until it records an outcome or the lease expires.
-constexpr pg::Statement kClaim{
-    "webhook_deliveries_claim",
+// delivery to one sender until it records an outcome or the lease expires. The columns claim()
+// reads, by name:
+constexpr sql::Text kClaimedColumns =
+    "d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, e.url, e.secret_ciphertext, "
+    "ev.payload, d.generation, d.schedule_step";
+constexpr auto kClaimSql = sql::concat(
     "UPDATE webhook_deliveries d SET locked_by = $1, "
     "locked_until = now() + $2::bigint * interval '1 millisecond' "
     "FROM webhook_endpoints e, events ev "
@@ -80,8 +95,9 @@ constexpr pg::Statement kClaim{
     "AND ce.active AND ce.deleted_at IS NULL "
     "ORDER BY c.next_attempt_at LIMIT $3 FOR UPDATE OF c SKIP LOCKED) "
     "AND e.id = d.endpoint_id AND ev.id = d.event_id "
-    "RETURNING d.id, d.endpoint_id, d.event_id, d.event_type, d.mode, e.url, "
-    "e.secret_ciphertext, ev.payload, d.generation, d.schedule_step"};
+    "RETURNING ",
+    kClaimedColumns);
+constexpr pg::Statement kClaim{"webhook_deliveries_claim", kClaimSql.c_str()};
 
 constexpr pg::Statement kNextDue{
     "webhook_deliveries_next_due",
@@ -119,10 +135,12 @@ constexpr pg::Statement kCompleteAndSettleAsClaimed{
     "WHERE id = $1 AND locked_by = $6 AND status = 'pending' AND generation = $7 "
     "AND schedule_step = $11"};
 
-constexpr pg::Statement kLockLeased{
-    "webhook_deliveries_lock_leased",
-    "SELECT status, schedule_step, generation FROM webhook_deliveries "
-    "WHERE id = $1 AND locked_by = $2 FOR UPDATE"};
+// The columns finish_attempt() reads, by name.
+constexpr sql::Text kLeasedColumns = "status, schedule_step, generation";
+constexpr auto kLockLeasedSql =
+    sql::concat("SELECT ", kLeasedColumns,
+                " FROM webhook_deliveries WHERE id = $1 AND locked_by = $2 FOR UPDATE");
+constexpr pg::Statement kLockLeased{"webhook_deliveries_lock_leased", kLockLeasedSql.c_str()};
 
 constexpr pg::Statement kSettle{
     "webhook_deliveries_settle",
@@ -136,20 +154,24 @@ constexpr pg::Statement kRelease{
     "UPDATE webhook_deliveries SET locked_by = NULL, locked_until = NULL "
     "WHERE id = $1 AND locked_by = $2"};
 
-constexpr pg::Statement kList{
-    "webhook_deliveries_list",
-    "SELECT id, endpoint_id, event_id, event_type, status, attempt_count, " PAYRAIL_TIMESTAMP(
-        "next_attempt_at") ", " PAYRAIL_TIMESTAMP("created_at")
-    " FROM webhook_deliveries WHERE endpoint_id = $7 AND" PAYRAIL_KEYSET_CONDITIONS(
-        "webhook_deliveries") PAYRAIL_KEYSET_ORDER, pg::Plan::custom};
+// The columns read_delivery() maps, by name.
+constexpr auto kColumns =
+    sql::concat("id, endpoint_id, event_id, event_type, status, attempt_count, ",
+                sql::timestamp("next_attempt_at"), ", ", sql::timestamp("created_at"));
+constexpr auto kListSql =
+    sql::concat("SELECT ", kColumns, " FROM webhook_deliveries WHERE endpoint_id = $7 AND",
+                keyset_conditions("webhook_deliveries"), keyset_order("webhook_deliveries"));
+constexpr pg::Statement kList{"webhook_deliveries_list", kListSql.c_str(), pg::Plan::custom};
 
-constexpr pg::Statement kListAttempts{
-    "webhook_deliveries_list_attempts",
-    "SELECT delivery_id, number, " PAYRAIL_TIMESTAMP("attempted_at")
-    ", status_code, latency_ms, error FROM (SELECT a.*, row_number() OVER "
-    "(PARTITION BY delivery_id ORDER BY number DESC) AS recency FROM webhook_attempts a "
-    "WHERE delivery_id = ANY ($1::text[])) ranked WHERE recency <= $2 "
-    "ORDER BY delivery_id, number"};
+// The columns read_attempt() maps, by name.
+constexpr auto kAttemptColumns = sql::concat(
+    "delivery_id, number, ", sql::timestamp("attempted_at"), ", status_code, latency_ms, error");
+constexpr auto kListAttemptsSql = sql::concat(
+    "SELECT ", kAttemptColumns,
+    " FROM (SELECT a.*, row_number() OVER (PARTITION BY delivery_id ORDER BY number DESC) AS "
+    "recency FROM webhook_attempts a WHERE delivery_id = ANY ($1::text[])) ranked WHERE recency "
+    "<= $2 ORDER BY delivery_id, number");
+constexpr pg::Statement kListAttempts{"webhook_deliveries_list_attempts", kListAttemptsSql.c_str()};
 
 constexpr pg::Statement kCursorExists{
     "webhook_deliveries_cursor_exists",
@@ -163,15 +185,19 @@ std::string mode_text(model::Mode mode) {
 // Inserts (or, for a redelivery, re-arms) the event's delivery to every subscribed endpoint.
 int schedule_for_subscribers(pqxx::work& tx, const pqxx::row& event, std::string_view event_id,
                              const pg::Statement& statement) {
-  const auto org_id = event[0].as<std::string>();
-  const auto mode = event[1].as<std::string>();
-  const auto type = event[2].as<std::string>();
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kOwnEventColumns, name);
+  };
+  constexpr auto endpoint_id = sql::column(kSubscribedColumns, "id");
+  const auto org_id = event[at("org_id")].as<std::string>();
+  const auto mode = event[at("mode")].as<std::string>();
+  const auto type = event[at("type")].as<std::string>();
   int scheduled = 0;
   for (const auto& endpoint : pg::exec(tx, kSubscribedEndpoints, org_id, mode, type)) {
-    scheduled +=
-        static_cast<int>(pg::exec(tx, statement, new_id("whd_"), org_id, mode,
-                                  endpoint[0].as<std::string>(), std::string(event_id), type)
-                             .affected_rows());
+    scheduled += static_cast<int>(pg::exec(tx, statement, new_id("whd_"), org_id, mode,
+                                           endpoint[endpoint_id].as<std::string>(),
+                                           std::string(event_id), type)
+                                      .affected_rows());
   }
   return scheduled;
 }
@@ -197,16 +223,32 @@ Settlement settle(std::string_view status, int step, int generation,
 }
 
 DeliveryRow read_delivery(const pqxx::row& row) {
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kColumns, name);
+  };
   DeliveryRow delivery;
-  delivery.id = row[0].as<std::string>();
-  delivery.endpoint_id = row[1].as<std::string>();
-  delivery.event_id = row[2].as<std::string>();
-  delivery.event_type = row[3].as<std::string>();
-  delivery.status = row[4].as<std::string>();
-  delivery.attempt_count = row[5].as<int>();
-  delivery.next_attempt_at = optional_text(row[6]);
-  delivery.created_at = row[7].as<std::string>();
+  delivery.id = row[at("id")].as<std::string>();
+  delivery.endpoint_id = row[at("endpoint_id")].as<std::string>();
+  delivery.event_id = row[at("event_id")].as<std::string>();
+  delivery.event_type = row[at("event_type")].as<std::string>();
+  delivery.status = row[at("status")].as<std::string>();
+  delivery.attempt_count = row[at("attempt_count")].as<int>();
+  delivery.next_attempt_at = optional_text(row[at("next_attempt_at")]);
+  delivery.created_at = row[at("created_at")].as<std::string>();
   return delivery;
+}
+
+constexpr auto attempt_column = [](std::string_view name) consteval {
+  return sql::column(kAttemptColumns, name);
+};
+
+AttemptRow read_attempt(const pqxx::row& row) {
+  constexpr auto at = attempt_column;
+  const auto status_code = row[at("status_code")];
+  return AttemptRow{
+      row[at("number")].as<int>(), row[at("attempted_at")].as<std::string>(),
+      status_code.is_null() ? std::nullopt : std::optional<int>(status_code.as<int>()),
+      row[at("latency_ms")].as<std::int64_t>(), optional_text(row[at("error")])};
 }
 
 }  // namespace
@@ -241,16 +283,39 @@ pqxx::result read_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& mes
   return pg::exec(tx, kPrefetchFanOuts, pg::sql_array(message_ids), pg::sql_array(event_ids));
 }
 
+ClaimedDelivery read_claimed(const pqxx::row& row, std::string_view lease_token) {
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kClaimedColumns, name);
+  };
+  const pqxx::binarystring sealed(row[at("secret_ciphertext")]);
+  return ClaimedDelivery{row[at("id")].as<std::string>(),
+                         row[at("endpoint_id")].as<std::string>(),
+                         row[at("event_id")].as<std::string>(),
+                         row[at("event_type")].as<std::string>(),
+                         *model::parse_mode(row[at("mode")].as<std::string>()),
+                         row[at("url")].as<std::string>(),
+                         sealed.str(),
+                         row[at("payload")].as<std::string>(),
+                         row[at("generation")].as<int>(),
+                         row[at("schedule_step")].as<int>(),
+                         std::string(lease_token)};
+}
+
+constexpr auto fan_out_column = [](std::string_view name) consteval {
+  return sql::column(kFanOutColumns, name);
+};
+
 // Defers the deliveries of one row of kPrefetchFanOuts, unless its message was consumed.
 FanOut schedule(pqxx::work& tx, const pqxx::row& row) {
-  if (row[1].as<bool>()) return FanOut{.consumed = true};
+  constexpr auto at = fan_out_column;
+  if (row[at("consumed")].as<bool>()) return FanOut{.consumed = true};
   FanOut fanned_out;
-  if (row[3].is_null()) return fanned_out;  // an unknown event: nothing to deliver
-  const auto event_id = row[2].as<std::string>();
-  const auto org_id = row[3].as<std::string>();
-  const auto mode = row[4].as<std::string>();
-  const auto type = row[5].as<std::string>();
-  for (const auto& endpoint_id : parse_text_array(row[6])) {
+  if (row[at("org_id")].is_null()) return fanned_out;  // an unknown event: nothing to deliver
+  const auto event_id = row[at("event_id")].as<std::string>();
+  const auto org_id = row[at("org_id")].as<std::string>();
+  const auto mode = row[at("mode")].as<std::string>();
+  const auto type = row[at("type")].as<std::string>();
+  for (const auto& endpoint_id : parse_text_array(row[at("endpoint_ids")])) {
     store::defer_row(tx, kInsertMany, store::LockOrder::deliveries,
                   {new_id("whd_"), org_id, mode, endpoint_id, event_id, type});
     ++fanned_out.deliveries;
@@ -262,8 +327,9 @@ FanOut schedule(pqxx::work& tx, const pqxx::row& row) {
 
 void prefetch_fan_outs(pqxx::work& tx, const std::vector<FanOutMessage>& messages) {
   if (messages.empty()) return;
+  constexpr auto message_id = fan_out_column("message_id");
   for (const auto& row : read_fan_outs(tx, messages)) {
-    store::keep_locked_row(tx, "fan_out:" + row[0].as<std::string>(), row);
+    store::keep_locked_row(tx, "fan_out:" + row[message_id].as<std::string>(), row);
   }
 }
 
@@ -283,12 +349,7 @@ model::Result<std::vector<ClaimedDelivery>> claim(pg::Pool& pool, std::string_vi
         std::vector<ClaimedDelivery> claimed;
         for (const auto& row : pg::exec(tx, kClaim, std::string(lease_token), lease_ms,
                                         std::min(limit, kClaimBatchMax))) {
-          const pqxx::binarystring sealed(row[6]);
-          claimed.push_back(ClaimedDelivery{
-              row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<std::string>(),
-              row[3].as<std::string>(), *model::parse_mode(row[4].as<std::string>()),
-              row[5].as<std::string>(), sealed.str(), row[7].as<std::string>(), row[8].as<int>(),
-              row[9].as<int>(), std::string(lease_token)});
+          claimed.push_back(read_claimed(row, lease_token));
         }
         return claimed;
       },
@@ -300,7 +361,7 @@ model::Result<std::optional<std::int64_t>> next_due_in_ms(pg::Pool& pool) {
       [&](pqxx::nontransaction& tx) -> model::Result<std::optional<std::int64_t>> {
         const auto rows = pg::exec(tx, kNextDue);
         if (rows.empty()) return std::optional<std::int64_t>();
-        return std::optional<std::int64_t>(rows[0][0].as<std::int64_t>());
+        return std::optional<std::int64_t>(scalar<std::int64_t>(rows));
       });
 }
 
@@ -315,7 +376,7 @@ model::Result<std::optional<int>> begin_attempt(pg::Pool& pool, const ClaimedDel
           pg::exec(tx, kRelease, delivery.delivery_id, delivery.lease_token);
           return std::optional<int>();
         }
-        return std::optional<int>(rows[0][0].as<int>());
+        return std::optional<int>(scalar<int>(rows));
       },
       pg::Pool::Rerun::never);
 }
@@ -343,9 +404,13 @@ model::Result<Settled> finish_attempt(pg::Pool& pool, const ClaimedDelivery& del
              outcome.latency_ms, outcome.error);
     const auto leased = pg::exec(tx, kLockLeased, delivery.delivery_id, delivery.lease_token);
     if (leased.empty()) return Settled::lease_lost;
+    constexpr auto at = [](std::string_view name) consteval {
+      return sql::column(kLeasedColumns, name);
+    };
+    const auto row = leased[0];
     const auto settlement =
-        settle(leased[0][0].as<std::string>(), leased[0][1].as<int>(), leased[0][2].as<int>(),
-               delivery, outcome, schedule_ms, unit_random);
+        settle(row[at("status")].as<std::string>(), row[at("schedule_step")].as<int>(),
+               row[at("generation")].as<int>(), delivery, outcome, schedule_ms, unit_random);
     pg::exec(tx, kSettle, delivery.delivery_id, settlement.status, settlement.schedule_step,
              settlement.delay_ms);
     return settlement.settled;
@@ -373,11 +438,9 @@ model::Result<Page<DeliveryRow>> list_for_endpoint(pg::Pool& pool, std::string_v
     std::vector<std::string> ids;
     for (const auto& delivery : page.items) ids.push_back(delivery.id);
     std::map<std::string, std::vector<AttemptRow>> attempts;
+    constexpr auto delivery_id = attempt_column("delivery_id");
     for (const auto& row : pg::exec(tx, kListAttempts, pg::sql_array(ids), kAttemptsListedMax)) {
-      attempts[row[0].as<std::string>()].push_back(
-          AttemptRow{row[1].as<int>(), row[2].as<std::string>(),
-                     row[3].is_null() ? std::nullopt : std::optional<int>(row[3].as<int>()),
-                     row[4].as<std::int64_t>(), optional_text(row[5])});
+      attempts[row[delivery_id].as<std::string>()].push_back(read_attempt(row));
     }
     for (auto& delivery : page.items) delivery.attempts = std::move(attempts[delivery.id]);
     return page;
