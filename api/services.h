@@ -36,6 +36,9 @@ class CollectionProviders;
 namespace payrail::api {
 class PayoutDecisions;
 class WorkerPool;
+namespace console {
+class OidcClient;
+}
 
 struct Services {
   infra::Config config;
@@ -51,8 +54,10 @@ struct Services {
   WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
   const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
   const infra::collections::CollectionProviders* collection_providers = nullptr;
-  infra::pg::GroupedWrites* creates = nullptr;  // payout and fiat payout creates, grouped
-  screened_create::Answers* answers = nullptr;  // their answers, read and recorded in groups
+  infra::pg::GroupedWrites* creates = nullptr;     // payout and fiat payout creates, grouped
+  screened_create::Answers* answers = nullptr;     // their answers, read and recorded in groups
+  const Router* console_router = nullptr;          // the web console's routes (/console/...)
+  console::OidcClient* console_sign_in = nullptr;  // null: no OpenID Connect sign-in configured
 };
 
 }  // namespace payrail::api

@@ -12,6 +12,7 @@ PAYRAIL_PACKAGES=(
   haproxy
   clang libclang-rt-dev
   prometheus yq systemd  # promtool, yq and systemd-analyze for the lint tests
+  chromium  # the web console's browser tests (tests/browser), headless
 )
 # Needed as commands; any provider will do (e.g. NodeSource's nodejs bundles npm and conflicts
 # with Debian's npm package).
@@ -44,6 +45,18 @@ install_packages() {
     run_privileged apt-get update -q >/dev/null || die "apt-get update failed"
     run_privileged apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
       die "apt-get install failed"
+  fi
+}
+
+# install_npm_tools <folder>: `npm ci` there from its package-lock.json, again only when the lock
+# file changed since the last install (the copy kept in node_modules says which it was).
+install_npm_tools() {
+  local folder=$1
+  if ! cmp -s "$folder/package-lock.json" "$folder/node_modules/.payrail-installed-lock.json"; then
+    say "installing $(basename "$folder") tools from npm (npm ci in ${folder#"$PAYRAIL_ROOT"/})"
+    (cd "$folder" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+      die "npm ci failed in $folder"
+    cp "$folder/package-lock.json" "$folder/node_modules/.payrail-installed-lock.json"
   fi
 }
 
