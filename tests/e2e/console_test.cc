@@ -5,6 +5,8 @@
 // console's own routes and /v1, roles, the standing gate, sign-out, and the files it serves.
 #include <gtest/gtest.h>
 
+#include "tests/support/collections.h"
+#include "tests/support/fiat_payouts.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
 #include "tests/support/tokens.h"
@@ -293,6 +295,38 @@ TEST_F(Console, AnApprovalThroughTheConsoleRecordsWhoDecided) {
     EXPECT_TRUE(found) << trigger;
     EXPECT_TRUE(json["events"].IsArray());
   }
+}
+
+// Fiat payouts and collections keep their timeline in resource_transitions; payouts in their own
+// log (resource_history::timeline knows which).
+TEST_F(Console, FiatPayoutAndCollectionPagesHaveTheirTimelines) {
+  const auto owner = sign_in(unique_email());
+  const auto org_id = create_organization(owner);
+  const auto key = create_key(owner, org_id);
+  const auto fiat = create_fiat_payout(http(), key, "fiat-history",
+                                       fiat_payout_body("100.00", mexico_case(), "Ana Torres"));
+  ASSERT_TRUE(fiat.status == 201 || fiat.status == 202) << fiat.body;
+  const std::string fiat_id = fiat.json()["id"].GetString();
+  const auto collection =
+      create_collection(http(), key, "collection-history", collection_body("50.00", "CAD", "eft"));
+  ASSERT_EQ(collection.status, 201) << collection.body;
+  const std::string collection_id = collection.json()["id"].GetString();
+  for (const auto& [path, first_status] :
+       {std::pair{"/console/api/fiat-payouts/" + fiat_id, std::string("pending")},
+        std::pair{"/console/api/collections/" + collection_id, std::string("awaiting_payment")}}) {
+    const auto history = http().get(path + "/history", as(owner, org_id));
+    ASSERT_TRUE(has_status(history, 200)) << path << " " << history.body;
+    auto json = history.json();
+    ASSERT_GE(json["timeline"].Size(), 1u) << path;
+    EXPECT_TRUE(json["timeline"][0]["from_status"].IsNull());
+    EXPECT_EQ(std::string(json["timeline"][0]["to_status"].GetString()), first_status) << path;
+    // Another type's route does not find it, nor does live mode.
+    EXPECT_TRUE(is_error(http().get(path + "/history", as(owner, org_id, "live")), 404,
+                         "resource_missing"));
+  }
+  EXPECT_TRUE(
+      is_error(http().get("/console/api/payouts/" + fiat_id + "/history", as(owner, org_id)), 404,
+               "resource_missing"));
 }
 
 TEST_F(Console, AMemberReadsButAnOwnerDecidesKeysAndEndpoints) {
