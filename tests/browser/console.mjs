@@ -339,6 +339,35 @@ async function balanceTransactionsCsv(page) {
   log('exported the balance transactions as CSV');
 }
 
+// The pages no scenario above reached: fiat payouts and collections (list and detail, the
+// account number masked as the API masks it) and a webhook endpoint's deliveries.
+async function remainingPages(page, key, receiver) {
+  const fiat = await api('POST', '/v1/fiat-payouts', key, {
+    amount: '100.00', currency: 'MXN', country: 'MX',
+    beneficiary: { name: 'Ana Torres', account: { type: 'clabe', clabe: '012180001234567899' } },
+  });
+  assert.ok([201, 202].includes(fiat.status), JSON.stringify(fiat.json));
+  const collection = await api('POST', '/v1/collections', key,
+    { amount: '50.00', currency: 'CAD', method: 'eft' });
+  assert.equal(collection.status, 201, JSON.stringify(collection.json));
+  await open(page, '#/fiat-payouts');
+  await check(page, '15-fiat-payouts');
+  await open(page, `#/fiat-payouts/${fiat.json.id}`);
+  const details = await page.locator('dl.fields').innerText();
+  assert.ok(!details.includes('012180001234567899'), 'the CLABE is masked');
+  assert.match(details, /7899/);
+  await check(page, '16-fiat-payout-detail');
+  await open(page, '#/collections');
+  await check(page, '17-collections');
+  await open(page, `#/collections/${collection.json.id}`);
+  assert.match(await page.locator('table', { hasText: 'Status changes' }).innerText(), /awaiting payment/);
+  await check(page, '18-collection-detail');
+  await open(page, '#/developers/webhooks');
+  await page.locator('table', { hasText: `127.0.0.1:${receiver.port}` }).getByRole('link').first().click();
+  await page.locator('table', { hasText: 'Deliveries to this endpoint' }).getByText('succeeded').first().waitFor();
+  await check(page, '19-webhook-endpoint');
+}
+
 async function revokeKey(page, key) {
   await open(page, '#/developers/keys');
   await page.getByRole('button', { name: 'Revoke browser-suite' }).click();
@@ -424,6 +453,7 @@ async function providerPhase() {
     await crossSiteFormPost(page, receiver, key, untouched);
     await open(page, '');
     await otherOrganizationUnreachable(page);
+    await remainingPages(page, key, receiver);
     await revokeKey(page, key);
     await signOut(page, context);
   } finally {

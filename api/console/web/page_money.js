@@ -44,18 +44,23 @@ export async function moneyListPage(kind) {
   const status = select('status', [['', 'Any status'], ...config.statuses.map((s) => [s, s.replaceAll('_', ' ')])], '');
   const from = h('input', { type: 'date', name: 'from' });
   const to = h('input', { type: 'date', name: 'to' });
+  // Fiat payouts also filter by the beneficiary's country.
+  const country = kind === 'fiat-payouts'
+    ? h('input', { type: 'text', name: 'country', maxlength: 2, size: 4, autocomplete: 'off' }) : null;
   const list = pagedTable({
     caption: `${config.title} in ${state.mode} mode, newest first`,
     columns: moneyColumns(kind),
     rowOf: moneyRow(kind),
     fetchPage: (cursor) => get(config.api, {
-      status: status.value, created_gte: dayStart(from.value), created_lte: dayEnd(to.value), starting_after: cursor,
+      status: status.value, country: country?.value.toUpperCase(), created_gte: dayStart(from.value),
+      created_lte: dayEnd(to.value), starting_after: cursor,
     }),
   });
   const form = h('form', {
     class: 'filters', 'aria-label': `Filter ${config.title.toLowerCase()}`,
     onsubmit: (event) => { event.preventDefault(); list.reload(); },
-  }, field('Status', status), field('Created from (UTC day)', from), field('Created to (UTC day)', to),
+  }, field('Status', status), country ? field('Country (ISO alpha-2)', country) : null,
+  field('Created from (UTC day)', from), field('Created to (UTC day)', to),
   h('button', { type: 'submit' }, 'Apply filters'));
   await list.reload();
   return h('div', {}, h('h1', {}, config.title), form, list.element);
