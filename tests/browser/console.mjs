@@ -111,9 +111,25 @@ async function tabTo(page, selector, presses = 200) {
   throw new Error(`${selector} is not reachable with Tab`);
 }
 
+// The checker itself works here: an image without a text alternative, added for a moment, is a
+// critical violation it must report.
+async function axeFindsAViolation(page) {
+  await page.evaluate(axeSource);
+  const impacts = await page.evaluate(async () => {
+    const image = document.createElement('img');
+    image.src = '/console/missing.png';
+    document.querySelector('main').append(image);
+    const results = await window.axe.run(document, { runOnly: ['image-alt'] });
+    image.remove();
+    return results.violations.map((violation) => violation.impact);
+  });
+  assert.deepEqual(impacts, ['critical'], 'axe reports a missing alt text');
+}
+
 async function developmentPhase() {
   const { browser, page } = await launch();
   await open(page, '');
+  await axeFindsAViolation(page);
   await page.getByRole('heading', { name: 'Sign in to the Payrail console' }).waitFor();
   const notice = await page.locator('.notice.warning').innerText();
   assert.match(notice, /Development sign-in/);
