@@ -54,10 +54,11 @@ struct Services {
   WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
   const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
   const infra::collections::CollectionProviders* collection_providers = nullptr;
-  infra::pg::GroupedWrites* creates = nullptr;     // payout and fiat payout creates, grouped
-  screened_create::Answers* answers = nullptr;     // their answers, read and recorded in groups
-  const Router* console_router = nullptr;          // the web console's routes (/console/...)
-  console::OidcClient* console_sign_in = nullptr;  // null: no OpenID Connect sign-in configured
+  infra::pg::GroupedWrites* creates = nullptr;  // payout and fiat payout creates, grouped
+  screened_create::Answers* answers = nullptr;  // their answers, read and recorded in groups
+  // The web console's routes (/console/...), and its OpenID Connect client (null: not configured).
+  const Router* console_router = nullptr;
+  console::OidcClient* console_sign_in = nullptr;
 };
 
 }  // namespace payrail::api
