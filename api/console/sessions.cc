@@ -90,6 +90,8 @@ model::Status authenticate_for_organization(const Services& services, const std:
   if (!membership) {
     return Error::make(ErrorCode::resource_missing, "No such organization for this session.");
   }
+  // The standing check API keys get (organization_gate.h; found by its argument's namespace
+  // should it move to the model).
   if (auto standing = check_standing(membership->status); !standing.ok()) return standing;
   // The member acts, not a key: their subject is what audit trails record as the actor.
   context.api_key = ApiKeyPrincipal{(*found)->session.subject, membership->org_id, *mode,
