@@ -36,6 +36,9 @@ class CollectionProviders;
 namespace payrail::api {
 class PayoutDecisions;
 class WorkerPool;
+namespace console {
+class OidcClient;
+}
 
 struct Services {
   infra::Config config;
@@ -53,6 +56,9 @@ struct Services {
   const infra::collections::CollectionProviders* collection_providers = nullptr;
   infra::pg::GroupedWrites* creates = nullptr;  // payout and fiat payout creates, grouped
   screened_create::Answers* answers = nullptr;  // their answers, read and recorded in groups
+  // The web console's routes (/console/...), and its OpenID Connect client (null: not configured).
+  const Router* console_router = nullptr;
+  console::OidcClient* console_sign_in = nullptr;
 };
 
 }  // namespace payrail::api
