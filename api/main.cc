@@ -2,6 +2,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "api/console/oidc.h"
+#include "api/console/routes.h"
 #include "api/handlers/handlers.h"
 #include "api/handlers/idempotent_create.h"
 #include "api/health_probe.h"
@@ -52,6 +54,8 @@ int main() {
                                                     .hs256_secret = config.idp_hs256_secret,
                                                     .jwks_file_path = config.idp_jwks_file});
   if (!sessions.ok()) exit_with(sessions.error().message);
+  auto console_sign_in = api::console::OidcClient::create(config);
+  if (!console_sign_in.ok()) exit_with(console_sign_in.error().message);
   auto countries = infra::catalog::Countries::load();
   if (!countries.ok()) exit_with(countries.error().message);
 
@@ -71,6 +75,7 @@ int main() {
   const infra::rates::RateSources rates(config.rate_source);
   const infra::collections::CollectionProviders collection_providers(config.collection_provider);
   const auto router = api::build_router();
+  const auto console_router = api::console::build_console_router();
   api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
                           static_cast<std::size_t>(config.api_queue_max));
   infra::store::GroupedWrites creates(
@@ -92,7 +97,9 @@ int main() {
                          .rates = &rates,
                          .collection_providers = &collection_providers,
                          .creates = &creates,
-                         .answers = &answers};
+                         .answers = &answers,
+                         .console_router = &console_router,
+                         .console_sign_in = *console_sign_in ? &**console_sign_in : nullptr};
 
   relay.start();
   payout_decisions.start();

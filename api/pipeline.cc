@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "api/console/routes.h"
+#include "api/console/sessions.h"
 #include "api/middleware/authentication.h"
 #include "api/middleware/rate_limiter.h"
 #include "api/router.h"
@@ -31,7 +33,8 @@ std::string join(const std::vector<std::string>& values, std::string_view separa
 // spelling of the headers the API reads, Title-Case for any other.
 std::string header_param(std::string_view name) {
   for (const std::string_view known :
-       {"X-API-Key", "Authorization", "Content-Type", "Idempotency-Key", "Payrail-Organization"}) {
+       {"X-API-Key", "Authorization", "Content-Type", "Idempotency-Key", "Payrail-Organization",
+        "Payrail-Mode", "X-CSRF-Token"}) {
     if (known.size() == name.size() && strncasecmp(known.data(), name.data(), name.size()) == 0) {
       return std::string(known);
     }
@@ -94,6 +97,12 @@ model::Status authenticate(Services& services, const Route& route, RequestContex
   if (!credentials.ok()) return credentials.error();
   const bool accepts_key = route.access != Access::session;
   const bool accepts_session = route.access != Access::api_key;
+  // The web console's cookie counts only when no other credential is sent (api/console/sessions.h).
+  if (!credentials->api_key && !credentials->session) {
+    auto cookie = console::read_cookie(context.request, console::kSessionCookie);
+    if (!cookie.ok()) return cookie.error();
+    if (*cookie) return console::authenticate(services, route.access, **cookie, context);
+  }
   if (credentials->api_key && accepts_key) {
     auto principal = services.api_keys->authenticate(*credentials->api_key);
     if (!principal.ok()) return principal.error();
@@ -179,7 +188,10 @@ Responder measured(Responder responder, const HttpRequest& request, std::string 
 }  // namespace
 
 void handle_request(Services& services, HttpRequest request, Responder unmeasured) {
-  auto match = services.router->match(request.method, request.path);
+  const bool console_path =
+      services.console_router != nullptr && console::is_console_path(request.path);
+  auto match = (console_path ? services.console_router : services.router)
+                   ->match(request.method, request.path);
   auto responder =
       measured(std::move(unmeasured), request, match.route ? match.route->pattern : "unmatched");
   if (match.route == nullptr) {

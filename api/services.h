@@ -38,6 +38,9 @@ class CollectionProviders;
 namespace payrail::api {
 class PayoutDecisions;
 class WorkerPool;
+namespace console {
+class OidcClient;
+}
 
 struct Services {
   infra::Config config;
@@ -55,6 +58,9 @@ struct Services {
   const infra::collections::CollectionProviders* collection_providers = nullptr;
   infra::store::GroupedWrites* creates = nullptr;          // every create, grouped
   infra::store::creates::Answers* answers = nullptr;  // their answers, read and recorded in groups
+  // The web console's routes (/console/...), and its OpenID Connect client (null: not configured).
+  const Router* console_router = nullptr;
+  console::OidcClient* console_sign_in = nullptr;
 };
 
 }  // namespace payrail::api

@@ -17,6 +17,7 @@ void register_kyb_routes(Router& router);
 void register_catalog_routes(Router& router);
 void register_rate_routes(Router& router);
 void register_collection_routes(Router& router);
+void register_balance_transaction_routes(Router& router);
 
 inline Router build_router() {
   Router router;
@@ -32,6 +33,7 @@ inline Router build_router() {
   register_catalog_routes(router);
   register_rate_routes(router);
   register_collection_routes(router);
+  register_balance_transaction_routes(router);
   return router;
 }
 

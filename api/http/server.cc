@@ -46,6 +46,10 @@ std::string_view reason_phrase(int status) {
       return "Accepted";
     case 204:
       return "No Content";
+    case 302:
+      return "Found";
+    case 308:
+      return "Permanent Redirect";
     case 400:
       return "Bad Request";
     case 401:
@@ -273,8 +277,12 @@ std::string serialize_response(const HttpResponse& response, const std::string& 
                   [](const auto& header) { return header.first == "Request-Id"; });
   if (!has_request_id) bytes += "Request-Id: " + request_id + "\r\n";
   for (const auto& [name, value] : response.headers) bytes += name + ": " + value + "\r\n";
+  const bool has_content_type =
+      std::any_of(response.headers.begin(), response.headers.end(),
+                  [](const auto& header) { return header.first == "Content-Type"; });
   if (response.status != 204) {
-    bytes += "Content-Type: application/json\r\n";
+    // JSON unless the response says otherwise (the web console's pages, scripts and styles).
+    if (!has_content_type) bytes += "Content-Type: application/json\r\n";
     bytes += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
   }
   bytes += keep_alive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";

@@ -10,6 +10,7 @@ PAYRAIL_PACKAGES=(
   postgresql postgresql-contrib iso-codes
   kcat wrk hyperfine faketime ccache prometheus-cpp-dev
   haproxy
+  chromium  # the web console's browser tests (tests/browser), headless
   clang libclang-rt-dev
   prometheus yq systemd  # promtool, yq and systemd-analyze for the lint tests
   libsecp256k1-dev
@@ -217,4 +218,16 @@ wait_for_line() {
     sleep 0.1
   done
   return 1
+}
+
+# install_npm_tools <folder>: `npm ci` there from its package-lock.json, again only when the lock
+# file changed since the last install (the copy kept in node_modules says which it was).
+install_npm_tools() {
+  local folder=$1
+  if ! cmp -s "$folder/package-lock.json" "$folder/node_modules/.payrail-installed-lock.json"; then
+    say "installing $(basename "$folder") tools from npm (npm ci in ${folder#"$PAYRAIL_ROOT"/})"
+    (cd "$folder" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+      die "npm ci failed in $folder"
+    cp "$folder/package-lock.json" "$folder/node_modules/.payrail-installed-lock.json"
+  fi
 }

@@ -24,7 +24,13 @@ size_t collect_header(char* data, size_t size, size_t count, void* target) {
     auto value = line.substr(colon + 1);
     value.erase(0, value.find_first_not_of(' '));
     value.erase(value.find_last_not_of("\r\n ") + 1);
-    (*static_cast<std::map<std::string, std::string>*>(target))[name] = value;
+    auto& headers = *static_cast<std::map<std::string, std::string>*>(target);
+    // Several cookies are several Set-Cookie fields: kept one per line.
+    if (name == "set-cookie" && headers.contains(name)) {
+      headers[name] += "\n" + value;
+    } else {
+      headers[name] = value;
+    }
   }
   return size * count;
 }

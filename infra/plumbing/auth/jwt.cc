@@ -223,7 +223,12 @@ Result<SessionClaims> read_claims(const rapidjson::Value& payload, const ClaimRu
   if (!subject.ok()) return std::move(subject).error();
   auto email = required_text(payload, "email", "email", kMaxEmailCharacters);
   if (!email.ok()) return std::move(email).error();
-  return SessionClaims{std::move(subject).value(), std::move(email).value(), *expires_at};
+  SessionClaims claims{std::move(subject).value(), std::move(email).value(), *expires_at, {}};
+  if (const rapidjson::Value* nonce = find_member(payload, "nonce")) {
+    if (!nonce->IsString()) return malformed();
+    claims.nonce = std::string(string_of(*nonce));
+  }
+  return claims;
 }
 
 bool rsa_signature_valid(EVP_PKEY* key, std::string_view signing_input,

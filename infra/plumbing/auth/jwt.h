@@ -33,6 +33,8 @@ struct SessionClaims {
   std::string subject;
   std::string email;
   std::int64_t expires_at_unix = 0;
+  // OpenID Connect ID tokens: the `nonce` the sign-in sent, when the token has one (a string).
+  std::optional<std::string> nonce;
 };
 
 enum class JwtAlgorithm { hs256, rs256 };

@@ -115,6 +115,11 @@ model::Result<Config> load_config_from_environment() {
   read_string("PAYRAIL_IDP_AUDIENCE", config.idp_audience);
   config.idp_hs256_secret = env("PAYRAIL_IDP_HS256_SECRET");
   config.idp_jwks_file = env("PAYRAIL_IDP_JWKS_FILE");
+  read_string("PAYRAIL_CONSOLE_CLIENT_ID", config.console_client_id);
+  read_string("PAYRAIL_CONSOLE_CLIENT_SECRET", config.console_client_secret);
+  read_string("PAYRAIL_CONSOLE_AUTHORIZATION_ENDPOINT", config.console_authorization_endpoint);
+  read_string("PAYRAIL_CONSOLE_TOKEN_ENDPOINT", config.console_token_endpoint);
+  read_string("PAYRAIL_CONSOLE_ORIGIN", config.console_origin);
   config.sanctions_dir = env("PAYRAIL_SANCTIONS_DIR");
   read_string("PAYRAIL_CHAIN_ADAPTER", config.chain_adapter);
   read_string("PAYRAIL_RATE_SOURCE", config.rate_source);
@@ -162,6 +167,7 @@ model::Result<Config> load_config_from_environment() {
                config.expiry_test_clock_offset_s),
       read_int("PAYRAIL_OUTBOX_REDRIVE_AFTER_MS", 100, 86400000, config.outbox_redrive_after_ms),
       read_int("PAYRAIL_OUTBOX_POLL_INTERVAL_MS", 10, 60000, config.outbox_poll_interval_ms),
+      read_int("PAYRAIL_CONSOLE_SESSION_TTL_S", 300, 7 * 86400, config.console_session_ttl_s),
       read_bool("PAYRAIL_HTTP_REUSE_PORT", config.http_reuse_port),
       read_bool("PAYRAIL_WEBHOOK_ALLOW_PRIVATE_TARGETS_IN_TEST",
                 config.webhook_allow_private_targets_in_test),
@@ -174,6 +180,14 @@ model::Result<Config> load_config_from_environment() {
     return config_error("PAYRAIL_HTTP_ADDRESS",
                         "expected a loopback address (127.x.x.x, ::1 or localhost): the API serves "
                         "plain HTTP to its TLS-terminating proxy only");
+  }
+  if (config.console_authorization_endpoint.empty() != config.console_token_endpoint.empty()) {
+    return config_error("PAYRAIL_CONSOLE_AUTHORIZATION_ENDPOINT",
+                        "set it and PAYRAIL_CONSOLE_TOKEN_ENDPOINT together, or neither");
+  }
+  if (!config.console_client_id.empty() && !config.idp_jwks_file) {
+    return config_error("PAYRAIL_CONSOLE_CLIENT_ID",
+                        "console sign-in verifies ID tokens with RS256: set PAYRAIL_IDP_JWKS_FILE");
   }
   if (!config.chain_adapter.empty() && config.chain_adapter != "simulated") {
     return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none) or simulated");

@@ -57,6 +57,18 @@ struct Config {
   std::optional<std::string> idp_hs256_secret;
   std::optional<std::string> idp_jwks_file;
 
+  // The web console (docs/console.md). OpenID Connect sign-in exists when a client id is set: the
+  // provider is idp_issuer (discovery at <issuer>/.well-known/openid-configuration unless both
+  // endpoints are set), ID tokens are verified with idp_jwks_file and the client id as audience.
+  std::string console_client_id;
+  std::string console_client_secret;
+  std::string console_authorization_endpoint;
+  std::string console_token_endpoint;
+  // The origins state-changing console requests may come from (comma-separated); empty: the one
+  // the browser addressed, https://<Host>.
+  std::string console_origin;
+  int console_session_ttl_s = 8 * 3600;
+
   // Traffic limits.
   int rate_limit_per_second = 100;
   int rate_limit_burst = 200;

@@ -13,6 +13,7 @@
 #include "infra/plumbing/pg/pool.h"
 #include "infra/store/sql/deferred_writes.h"
 #include "infra/store/sql/row_locks.h"
+#include "infra/store/sql/text.h"
 
 namespace payrail::infra::store {
 

@@ -69,11 +69,19 @@ constexpr auto concat(const Parts&... parts) {
   return detail::join(detail::as_text(parts)...);
 }
 
-// A timestamp column as the API writes it (ISO 8601 UTC, second precision), named `column`.
+// A timestamp column as the API writes it (ISO 8601 UTC, second precision), named `name`: the
+// column's own name unless it is qualified (`d.next_attempt_at` needs a name of its own).
+template <std::size_t M, std::size_t N>
+constexpr auto timestamp(const char (&column)[M], const char (&name)[N]) {
+  return concat("to_char(", column, " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS ",
+                name);
+}
 template <std::size_t M>
 constexpr auto timestamp(const char (&column)[M]) {
-  return concat("to_char(", column, " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') AS ",
-                column);
+  for (std::size_t i = 0; i + 1 < M; ++i) {
+    if (column[i] == '.') throw "a qualified column's timestamp needs a name: timestamp(column, name)";
+  }
+  return timestamp(column, column);
 }
 
 namespace detail {

@@ -52,6 +52,7 @@ constexpr std::array kErrorSpecs{
     ErrorSpec{ErrorCode::header_fields_too_large, 431, kInvalidRequest, "bad_request"},
     ErrorSpec{ErrorCode::uri_too_long, 414, kInvalidRequest, "bad_request"},
     ErrorSpec{ErrorCode::credentials_ambiguous, 401, kAuthentication, "credentials_ambiguous"},
+    ErrorSpec{ErrorCode::csrf_failed, 403, kPermission, "csrf_failed"},
 };
 
 constexpr bool table_is_indexed_by_code() {

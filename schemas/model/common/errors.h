@@ -46,6 +46,7 @@ enum class ErrorCode {
   header_fields_too_large,  // 431, wire code bad_request
   uri_too_long,             // 414, wire code bad_request
   credentials_ambiguous,    // 401: two different credentials in one request
+  csrf_failed,              // 403: a console request that changes state without its CSRF proof
 };
 
 struct ErrorSpec {
