@@ -35,7 +35,7 @@ inline constexpr int kAnswerFetchWaitMs = 2;
 // How long, at most, a loaded consumer of a topic a request waits for holds a batch's first
 // message for more (PAYRAIL_WORKER_BATCH_WAIT_MS is every other role's, and caps this one too).
 // None: the wait is on the path of every create's answer, and at half the peak rate it cost more
-// latency than the larger batches saved (docs/design.md, "Screening's batch wait").
+// latency than the larger batches saved (docs/design.md, "Worker batches").
 inline constexpr int kAnswerBatchWaitMs = 0;
 
 // API (POST /v1/payouts) -> screening worker.

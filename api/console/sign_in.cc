@@ -160,7 +160,7 @@ model::Result<HttpResponse> sign_in_for_development(RequestContext& context) {
   if (!body.ok()) return body.error();
   const std::string email(*model::json::string_member(*body, "email"));
   if (auto status = check_email(email); !status.ok()) return status.error();
-  // The subject `payrail dev-session --email` gives the same address (infra/cli).
+  // The subject `payrail dev-session --email` gives the same address (infra/programs/cli/).
   auto cookie = start_session(*context.services, "dev|" + email, email, "development");
   if (!cookie.ok()) return cookie.error();
   infra::log::info("console.signed_in", {{"method", "development"}});

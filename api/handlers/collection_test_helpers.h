@@ -1,5 +1,5 @@
 // Test-mode helpers that stand in for a collection's payer and provider
-// (docs/collections.md "Test helpers"). /receive and /fail record exactly the notifications the
+// (docs/collections.md "Test mode"). /receive and /fail record exactly the notifications the
 // simulated provider would send (collection_provider_events, with their message on
 // collections.provider_events) and nothing else: the settlement worker matches and applies them,
 // as it does a real provider's. /expire moves the collection's deadline to the database's now():

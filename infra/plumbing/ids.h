@@ -17,7 +17,7 @@ namespace payrail::infra {
 // of the transition logs, events and journal) then takes a new row near its right edge, on pages
 // already in memory. With 24 random characters each insert landed on a random leaf page of every
 // such index: once the tables outgrew shared_buffers, most of them were a read from the page
-// cache and the eviction of another page (docs/design.md, Throughput: time-ordered ids).
+// cache and the eviction of another page (docs/design.md, "Time-ordered ids").
 inline constexpr std::size_t kIdTimeCharacters = 8;
 inline constexpr std::size_t kIdRandomCharacters = 16;
 

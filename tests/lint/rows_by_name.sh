@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rows are read by name (docs/architecture.md "Store"): each table's mapper finds a column by its
+# Rows are read by name (docs/architecture.md "Rows by name"): each table's mapper finds a column by its
 # name in the column list beside it (infra/store/sql/text.h), so no production code reads a
 # field of a row by a literal position. Fails on a literal column index applied to a row: a
 # field read (`row[3].as<...>`, `optional_text(row[8])`, `rows[0][1]`). The one exception is

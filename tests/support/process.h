@@ -11,7 +11,8 @@
 
 namespace payrail::testing {
 
-// Where infra/test built the binaries (PAYRAIL_TEST_BIN_DIR), e.g. bin_path("api/payrail-api").
+// A binary infra/test built, by its path under the build tree (PAYRAIL_TEST_BIN_DIR): the API's is
+// <build tree>/api/payrail-api.
 std::string bin_path(const std::string& relative);
 
 class ChildProcess {

@@ -64,7 +64,7 @@ model::Status Producer::connect() {
   // librdkafka 2.0.2 defaults to a non-idempotent producer: every option is set explicitly.
   // linger.ms 0: a relay produces its batch in one call and waits for its acknowledgements
   // before the next, so lingering gathered nothing more and put about 1 ms on every hop
-  // (docs/design.md, Throughput).
+  // (docs/design.md, "Measured and left as they are").
   auto properties = connection_properties(options_.brokers);
   properties.insert(properties.end(),
                     {{"client.id", options_.client_id},

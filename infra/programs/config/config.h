@@ -38,8 +38,8 @@ struct Config {
   int http_reactor_threads = 2;
   int http_idle_timeout_ms = 60000;  // keep-alive connections idle this long are closed
   // Threads running handlers. A create holds its thread until its group commits, so this also
-  // bounds how many creates can be waiting to form the next group (docs/design.md, "Larger
-  // groups").
+  // bounds how many creates can be waiting to form the next group (docs/design.md, "Grouped
+  // creates").
   int api_worker_threads = 32;
   int api_queue_max = 2048;
   int db_pool_size = 16;

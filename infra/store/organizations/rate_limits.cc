@@ -33,7 +33,7 @@ DELETE FROM rate_limit_buckets WHERE bucket_key IN (
 // A lease does not wait for its WAL flush (about 0.5-0.9 ms on this machine, on the path of every
 // request that leases). The bucket is not money: if the PostgreSQL server itself crashes, the
 // leases of its last moments (at most 3 x wal_writer_delay, 0.6 s) may be lost and their tokens
-// granted once more (docs/design.md, Rate limits). A crash of an API process loses nothing.
+// granted once more (docs/design.md, "Rate limits"). A crash of an API process loses nothing.
 // One statement in its own implicit transaction: kLease sets synchronous_commit for that
 // transaction alone (set_config's is_local), which its commit reads, so no BEGIN, SET LOCAL and
 // COMMIT round trips. Run again after a lost connection, a lease may take its tokens twice:

@@ -27,10 +27,10 @@ constexpr sql::Text kClaimedColumns = "id, topic, message_key, payload";
 // A claim that starts at the oldest entry of outbox_unpublished (next_attempt_at, id) walks the
 // dead entries every publication leaves there until VACUUM, and while something holds the xmin
 // horizon back (pg_dump, a long report) they cannot even be marked dead: 15 ms per claim within a
-// minute at 80/s (docs/design.md, Throughput). So that claim of every due row runs only once per
-// kAllDueInterval, and again at once while it finds a full batch: rows inserted due at once (no
-// relay in their process, or its list was full), rows of a process that died before publishing
-// them (once their lease ran out), publication backoffs that ended, re-driven rows.
+// minute at 80/s (docs/measurements.md, "The relay's claims by id"). So that claim of every due row
+// runs only once per kAllDueInterval, and again at once while it finds a full batch: rows inserted
+// due at once (no relay in their process, or its list was full), rows of a process that died before
+// publishing them (once their lease ran out), publication backoffs that ended, re-driven rows.
 constexpr auto kClaimAllDueSql = sql::concat(
     "UPDATE outbox SET next_attempt_at = now() + $2::bigint * interval '1 millisecond' WHERE id IN "
     "(SELECT id FROM outbox WHERE published_at IS NULL AND next_attempt_at <= now() AND "
@@ -45,8 +45,8 @@ constexpr auto kAllDueInterval = std::chrono::seconds(1);
 // until VACUUM, and only a plain index scan marks such entries dead as it passes them, so the
 // next scan skips them without reading the table. The planner chose bitmap scans, which never
 // mark them: each of these statements then read the table page of every publication since the
-// last VACUUM, 15-77 ms every second in every process with 300,000 outbox rows (docs/design.md,
-// Throughput).
+// last VACUUM, 15-77 ms every second in every process with 300,000 outbox rows
+// (docs/measurements.md, "The outbox walked by plain index scans").
 // The backlog count is too small to gain from parallel workers, whose start cost 5 ms a call.
 void walk_outbox_unpublished_by_plain_index_scans(pqxx::work& tx) {
   tx.exec0("SET LOCAL enable_bitmapscan = off; SET LOCAL max_parallel_workers_per_gather = 0");
@@ -456,7 +456,8 @@ void Relay::run() {
     // The redrive and the backlog count run only when nothing waits to be published. Keep it so
     // for the count: on a thread of its own, every 5 s in every process whatever the load, it
     // cost 15% of the 64-client peak (interleaved, 2026-11-24: 263.6, 242.2 creates/s at 6.99,
-    // 7.66 CPU-ms before, 226.2, 204.2 at 8.14, 9.02 with it; docs/design.md, Throughput).
+    // 7.66 CPU-ms before, 226.2, 204.2 at 8.14, 9.02 with it; docs/measurements.md, "Webhooks:
+    // a batch's fan-out in two statements, and the claim's plan").
     if (full || committed_waiting()) continue;  // more is waiting
     if (std::chrono::steady_clock::now() >= next_redrive) {
       (void)redrive_once();

@@ -30,7 +30,7 @@ struct OrganizationEffects {
   std::string_view audit_action;  // the audit-log action recording it
   // Closing winds the organization down in the same transaction: every payout and fiat payout
   // not yet sent is cancelled (its hold released) and every collection still waiting without a
-  // payment is cancelled (docs/going-live.md "Suspend, reinstate, close").
+  // payment is cancelled (docs/going-live.md "6. Suspend, reinstate, close (Operator)").
   bool cancels_unsent = false;
 
   bool operator==(const OrganizationEffects&) const = default;

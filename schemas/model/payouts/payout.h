@@ -1,4 +1,4 @@
-// The Payout resource as the API shows it (docs/api.md "Payout"). The same rendering is
+// The Payout resource as the API shows it (docs/api.md "Payouts"). The same rendering is
 // used for API responses and for event snapshots, so they can never disagree.
 #pragma once
 
