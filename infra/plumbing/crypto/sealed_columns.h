@@ -23,6 +23,7 @@ inline constexpr std::array kSealedColumns{
     SealedColumn{"kyb_beneficial_owners", kBeneficialOwnerKey, "name_sealed"},
     SealedColumn{"kyb_beneficial_owners", kBeneficialOwnerKey, "dob_sealed"},
     SealedColumn{"fiat_payouts", "id", "account_sealed"},
+    SealedColumn{"evm_wallets", "network", "key_sealed"},
 };
 
 }  // namespace payrail::infra::crypto
