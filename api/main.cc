@@ -14,6 +14,7 @@
 #include "api/pipeline.h"
 #include "api/services.h"
 #include "infra/adapters/catalog/countries.h"
+#include "infra/adapters/chain/evm_networks.h"
 #include "infra/adapters/collections/provider.h"
 #include "infra/adapters/rates/rate_source.h"
 #include "infra/plumbing/auth/jwt.h"
@@ -74,6 +75,12 @@ int main() {
   api::PayoutDecisions payout_decisions(pool);
   const infra::rates::RateSources rates(config.rate_source);
   const infra::collections::CollectionProviders collection_providers(config.collection_provider);
+  std::optional<infra::chain::EvmNetworks> evm_networks;
+  if (config.chain_adapter == "evm") {
+    auto loaded = infra::chain::load_evm_networks(config.evm_networks_file);
+    if (!loaded.ok()) exit_with(loaded.error().message);
+    evm_networks = std::move(*loaded);
+  }
   const auto router = api::build_router();
   const auto console_router = api::console::build_console_router();
   api::WorkerPool workers(static_cast<std::size_t>(config.api_worker_threads),
@@ -96,6 +103,7 @@ int main() {
                          .workers = &workers,
                          .rates = &rates,
                          .collection_providers = &collection_providers,
+                         .evm_networks = evm_networks ? &*evm_networks : nullptr,
                          .creates = &creates,
                          .answers = &answers,
                          .console_router = &console_router,

@@ -35,6 +35,9 @@ class RateSources;
 namespace payrail::infra::collections {
 class CollectionProviders;
 }
+namespace payrail::infra::chain {
+struct EvmNetworks;
+}
 namespace payrail::api {
 class PayoutDecisions;
 class WorkerPool;
@@ -56,7 +59,9 @@ struct Services {
   WorkerPool* workers = nullptr;  // for continuations (a payout create after its decision)
   const infra::rates::RateSources* rates = nullptr;  // exchange rates per mode
   const infra::collections::CollectionProviders* collection_providers = nullptr;
-  infra::store::GroupedWrites* creates = nullptr;          // every create, grouped
+  // With PAYRAIL_CHAIN_ADAPTER=evm: the networks live payouts may use (null otherwise).
+  const infra::chain::EvmNetworks* evm_networks = nullptr;
+  infra::store::GroupedWrites* creates = nullptr;     // every create, grouped
   infra::store::creates::Answers* answers = nullptr;  // their answers, read and recorded in groups
   // The web console's routes (/console/...), and its OpenID Connect client (null: not configured).
   const Router* console_router = nullptr;

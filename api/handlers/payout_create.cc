@@ -7,6 +7,7 @@
 #include "api/middleware/organization_gate.h"
 #include "api/services.h"
 #include "infra/adapters/chain/chain_adapter.h"
+#include "infra/adapters/chain/evm_networks.h"
 #include "infra/plumbing/crypto/crypto.h"
 #include "infra/plumbing/ids.h"
 #include "infra/store/creates/grouped_writes.h"
@@ -81,9 +82,10 @@ model::Result<payouts::NewPayout> validate(const RequestContext& context) {
   return request;
 }
 
-// Live mode moves real funds: it needs a verified business, a chain adapter and loaded sanctions
-// lists, all checked before anything is held.
-model::Status check_live_mode(const RequestContext& context) {
+// Live mode moves real funds: it needs a verified business, a chain adapter that serves the
+// network and the asset and carries the amount exactly, and loaded sanctions lists, all checked
+// before anything is held.
+model::Status check_live_mode(const RequestContext& context, const payouts::NewPayout& request) {
   if (context.api_key->mode != model::Mode::live) return model::ok_status();
   if (auto verified = check_live_create(*context.api_key, "Live payouts"); !verified.ok()) {
     return verified;
@@ -93,6 +95,13 @@ model::Status check_live_mode(const RequestContext& context) {
     return Error::make(
         ErrorCode::provider_unavailable,
         "Live stablecoin payouts are not available: no chain adapter is configured.");
+  }
+  if (const auto* networks = context.services->evm_networks) {
+    if (auto served = infra::chain::check_live_payout(*networks, request.network, request.currency,
+                                                      request.amount);
+        !served.ok()) {
+      return served;
+    }
   }
   auto available = infra::store::screening_workers::sanctions_available(*context.services->db);
   if (!available.ok()) return available.error();
@@ -104,7 +113,8 @@ model::Status check_live_mode(const RequestContext& context) {
 }
 
 // The answer for a payout once its screening is decided (or the wait ran out).
-infra::store::creates::Answer decision_response(const payouts::PayoutRow& payout, const std::string& request_id) {
+infra::store::creates::Answer decision_response(const payouts::PayoutRow& payout,
+                                                const std::string& request_id) {
   if (payout.status == model::PayoutStatus::blocked) {
     auto error = Error::make(ErrorCode::screening_blocked,
                              "The destination was blocked by screening; no funds moved (payout " +
@@ -129,7 +139,7 @@ void create_payout(ContextPtr context, Responder responder) {
   if (!request.ok()) return responder.send_error(request.error());
   auto& services = *context->services;
   const idempotent_create::CreateRequest keyed{request->scope, request->endpoint,
-                                             request->request_hash};
+                                               request->request_hash};
   if (context->api_key->mode == model::Mode::live) {
     // A retry with a used key gets the original answer even if live payouts became unavailable
     // since. (In test mode nothing is checked between here and the claim in create().)
@@ -137,7 +147,7 @@ void create_payout(ContextPtr context, Responder responder) {
         idempotent_create::replay_used_key(*context, std::move(responder), kPayoutResource, keyed);
     if (!unused) return;
     responder = std::move(*unused);
-    if (auto live = check_live_mode(*context); !live.ok()) {
+    if (auto live = check_live_mode(*context, *request); !live.ok()) {
       return responder.send_error(live.error());
     }
   }
@@ -150,8 +160,8 @@ void create_payout(ContextPtr context, Responder responder) {
       payouts::create_ahead(*request));
   if (!outcome.ok()) return responder.send_error(outcome.error());
   if (outcome->existing) {
-    return idempotent_create::respond_existing(*context, std::move(responder), kPayoutResource, keyed,
-                                             *outcome->existing);
+    return idempotent_create::respond_existing(*context, std::move(responder), kPayoutResource,
+                                               keyed, *outcome->existing);
   }
   services.relay->wake();
   decision.answer(std::move(responder));

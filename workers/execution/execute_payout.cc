@@ -3,6 +3,7 @@
 #include "infra/plumbing/log/log.h"
 #include "infra/store/outbox/outbox.h"
 #include "infra/store/payouts/broadcasts.h"
+#include "infra/store/payouts/evm_transactions.h"
 #include "infra/store/payouts/payouts.h"
 #include "schemas/model/common/invariant.h"
 
@@ -11,31 +12,88 @@ namespace {
 
 namespace payouts = infra::store::payouts;
 namespace broadcasts = infra::store::broadcasts;
+namespace evm_transactions = infra::store::evm_transactions;
 using model::PayoutStatus;
 
 struct Pending {
   payouts::PayoutRow payout;
   broadcasts::Broadcast broadcast;
+  // What is sent: the transaction recorded with the payout's nonce (EVM), or the simulator's.
+  std::optional<model::SignedTransfer> signed_transfer;
+  std::optional<model::Error> not_signed;  // why there is none yet (retried)
 };
 
-// Step 1 (one transaction for the batch): approved -> processing (event payout.processing) and the
-// broadcast intent, committed before the adapter is called. The status decides, not the consumed
-// mark: a message applied before finds the payout past processing, or processing with its
-// broadcast's outcome recorded (then no adapter call, and step 2 writes nothing: see there).
-std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& message) {
+// What the send came to, with the hash that names the transfer.
+struct Answer {
+  bool accepted = false;
+  std::string tx_hash;
+  std::string failure_reason;
+  bool has_nonce = false;  // the transfer is recorded in evm_transactions
+};
+
+infra::chain::Transfer transfer_of(const payouts::PayoutRow& payout, const std::string& reference) {
+  const auto& resource = payout.resource;
+  return {reference, resource.network, resource.currency, resource.amount, resource.address};
+}
+
+// The transaction to send, inside the transaction that holds the payout's lock: the one recorded
+// before (any retry re-sends those bytes), else, for an adapter whose transactions carry a nonce,
+// a new one signed at the sender's next nonce and recorded with it before any send.
+void attach_signed(pqxx::work& tx, const infra::chain::ChainAdapters& adapters, Pending& pending) {
+  if (pending.broadcast.outcome) return;  // the outcome is recorded: nothing is sent again
+  auto* adapter = adapters.for_mode(pending.payout.resource.mode);
+  if (adapter == nullptr) {
+    pending.not_signed =
+        model::Error::make(model::ErrorCode::provider_unavailable, "no live chain adapter");
+    return;
+  }
+  const auto transfer = transfer_of(pending.payout, pending.broadcast.reference);
+  const auto sender = adapter->sender(transfer.network);
+  auto signed_transfer = [&]() -> model::Result<model::SignedTransfer> {
+    if (!sender) return adapter->sign(transfer, std::nullopt);
+    const auto& payout_id = pending.payout.resource.id;
+    auto recorded = evm_transactions::of_payout(tx, payout_id);
+    if (!recorded.empty()) return recorded.back().signed_transfer;  // the latest replacement
+    const auto nonce = evm_transactions::lock_next_nonce(tx, transfer.network, *sender);
+    if (!nonce) {
+      return model::Error::make(model::ErrorCode::provider_unavailable,
+                                "the hot wallet of " + transfer.network + " has no nonce yet");
+    }
+    auto signed_now = adapter->sign(transfer, *nonce);
+    if (signed_now.ok()) evm_transactions::record_first(tx, payout_id, *signed_now);
+    return signed_now;
+  }();
+  if (signed_transfer.ok()) {
+    pending.signed_transfer = std::move(*signed_transfer);
+  } else {
+    pending.not_signed = signed_transfer.error();
+  }
+}
+
+// Step 1 (one transaction for the batch): approved -> processing (event payout.processing), the
+// broadcast intent and, with a nonce, the signed transaction, committed before the adapter sends
+// anything. The status decides, not the consumed mark: a message applied before finds the payout
+// past processing, or processing with its broadcast's outcome recorded (then no adapter call, and
+// step 2 writes nothing: see there).
+std::optional<Pending> begin_execution(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
+                                       const topics::Envelope& message) {
   auto payout = payouts::lock(tx, message.resource_id);
+  std::optional<Pending> pending;
   if (payout && payout->status == PayoutStatus::approved) {
     payout = payouts::transition(tx, *payout, model::PayoutTrigger::execute);
     // Approved until now, so it has no intent yet: record one (deferred to the commit).
     if (payout && payout->status == PayoutStatus::processing) {
-      return Pending{*payout, broadcasts::record_intent(tx, payout->resource.id)};
+      pending = Pending{*payout, broadcasts::record_intent(tx, payout->resource.id)};
     }
+  } else if (payout && payout->status == PayoutStatus::processing) {
+    pending = Pending{*payout, broadcasts::begin(tx, payout->resource.id)};  // the intent may exist
   }
-  if (!payout || payout->status != PayoutStatus::processing) {
+  if (!pending) {
     infra::store::outbox::mark_consumed(tx, message.message_id);  // cancelled, or finished already
     return std::nullopt;
   }
-  return Pending{*payout, broadcasts::begin(tx, payout->resource.id)};  // the intent may exist
+  attach_signed(tx, adapters, *pending);
+  return pending;
 }
 
 // Step 2 (after the adapter, one transaction for the batch): record the outcome; a rejection fails
@@ -43,12 +101,12 @@ std::optional<Pending> begin_execution(pqxx::work& tx, const topics::Envelope& m
 // decides, not the consumed mark: it is recorded only here, with the failure or the settlement
 // message, so an outcome this statement did not write was applied before, all of it.
 model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
-                               const infra::chain::BroadcastOutcome& outcome) {
+                               const Answer& answer) {
   auto payout = payouts::lock(tx, message.resource_id);
   const auto recorded =  // the first recorded outcome wins
       payout && payout->status == PayoutStatus::processing
-          ? broadcasts::finish(tx, payout->resource.id, outcome.accepted, outcome.tx_hash,
-                               outcome.failure_reason)
+          ? broadcasts::finish(tx, payout->resource.id, answer.accepted, answer.tx_hash,
+                               answer.failure_reason)
           : std::nullopt;
   if (!recorded || !recorded->written) {
     infra::store::outbox::mark_consumed(tx, message.message_id);
@@ -58,8 +116,10 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
   if (recorded->outcome == "rejected") {
     const auto failed = payouts::transition(tx, *payout, model::PayoutTrigger::broadcast_failed,
                                             {.failure_reason = recorded->failure_reason});
-    model::invariant(failed.has_value(), "a processing payout whose broadcast was refused can fail");
+    model::invariant(failed.has_value(),
+                     "a processing payout whose broadcast was refused can fail");
   } else {
+    if (answer.has_nonce) evm_transactions::mark_sent(tx, id);
     infra::store::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id,
                                   payout->resource.mode, id);
   }
@@ -68,34 +128,56 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
   return model::ok_status();
 }
 
-infra::chain::Transfer transfer_of(const payouts::PayoutRow& payout, const std::string& reference) {
-  const auto& resource = payout.resource;
-  return {reference, resource.network, resource.currency, resource.amount, resource.address};
+// The recorded outcome when an earlier attempt got one, else the adapter's answer to sending the
+// transaction recorded in step 1.
+model::Result<Answer> broadcast_once(const infra::chain::ChainAdapters& adapters,
+                                     const Pending& pending) {
+  if (pending.broadcast.outcome) {
+    Answer answer;
+    answer.accepted = *pending.broadcast.outcome == "broadcast";
+    answer.tx_hash = pending.broadcast.tx_hash.value_or("");
+    answer.failure_reason = pending.broadcast.failure_reason.value_or("");
+    return answer;
+  }
+  if (pending.not_signed) return *pending.not_signed;
+  auto* adapter = adapters.for_mode(pending.payout.resource.mode);
+  const auto& signed_transfer = *pending.signed_transfer;
+  auto sent =
+      adapter->send(transfer_of(pending.payout, pending.broadcast.reference), signed_transfer);
+  if (!sent.ok()) return sent.error();
+  return Answer{sent->accepted, signed_transfer.hash, sent->failure_reason,
+                signed_transfer.nonce.has_value()};
 }
 
-// The recorded outcome when an earlier attempt got one, else the adapter's answer.
-model::Result<infra::chain::BroadcastOutcome> broadcast_once(
-    const infra::chain::ChainAdapters& adapters, const Pending& pending) {
-  if (pending.broadcast.outcome) {
-    infra::chain::BroadcastOutcome outcome;
-    outcome.accepted = *pending.broadcast.outcome == "broadcast";
-    outcome.tx_hash = pending.broadcast.tx_hash.value_or("");
-    outcome.failure_reason = pending.broadcast.failure_reason.value_or("");
-    return outcome;
+// Fees are read before the batch's first transaction, once per network of the live adapter, and
+// only when the batch holds a live payout: test mode never touches a node. A network whose fees
+// cannot be read now leaves its payouts unsigned (retried).
+void prepare_live(const infra::chain::ChainAdapters& adapters, const infra::runtime::Batch& batch) {
+  auto* live = adapters.for_mode(model::Mode::live);
+  if (live == nullptr) return;
+  bool any_live = false;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    any_live = any_live || (batch.active(i) && batch.message(i).mode == model::Mode::live);
   }
-  auto* adapter = adapters.for_mode(pending.payout.resource.mode);
-  if (adapter == nullptr) {
-    return model::Error::make(model::ErrorCode::provider_unavailable, "no live chain adapter");
+  if (!any_live) return;
+  for (const auto& network : live->networks()) {
+    if (auto prepared = live->prepare(network); !prepared.ok()) {
+      infra::log::warn("execution.fees_unavailable",
+                       {{"network", network}, {"error", prepared.error().message}});
+    }
   }
-  return adapter->broadcast(transfer_of(pending.payout, pending.broadcast.reference));
 }
 
 }  // namespace
 
 void execute_payouts(infra::runtime::WorkerContext& context,
                      const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
-  infra::runtime::apply_around_call<Pending, infra::chain::BroadcastOutcome>(
-      context, batch, begin_execution,
+  prepare_live(adapters, batch);
+  infra::runtime::apply_around_call<Pending, Answer>(
+      context, batch,
+      [&](pqxx::work& tx, const topics::Envelope& message) {
+        return begin_execution(tx, adapters, message);
+      },
       [&](const Pending& pending) { return broadcast_once(adapters, pending); }, finish_execution);
 }
 

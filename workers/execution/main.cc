@@ -3,6 +3,7 @@
 // fiat_payouts.approved, sending each fiat payout to the payout partner (test mode: the
 // simulator) and handing accepted ones to settlement.
 #include "infra/plumbing/log/log.h"
+#include "infra/programs/chain/chain_adapters.h"
 #include "infra/programs/runtime/worker.h"
 #include "infra/store/fiat_payouts/fiat_payouts.h"
 #include "infra/store/payouts/payouts.h"
@@ -29,7 +30,7 @@ int main() {
         },
         infra::runtime::lock_resources<infra::store::fiat_payouts::lock_all>}},
       [&](WorkerContext& context) {
-        adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
+        adapters = infra::programs::chain_adapters_or_exit(context.config, context.pool);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);
         auto key =
             infra::crypto::DataKey::from_hex(context.config.webhook_encryption_key_hex,

@@ -3,6 +3,7 @@
 // applies collection providers' notifications (collections.provider_events) and settles received
 // collections to USDC (collections.received), in one consumer group.
 #include "infra/plumbing/log/log.h"
+#include "infra/programs/chain/chain_adapters.h"
 #include "infra/programs/runtime/worker.h"
 #include "infra/store/fiat_payouts/fiat_payouts.h"
 #include "infra/store/payouts/payouts.h"
@@ -40,7 +41,7 @@ int main() {
           return workers::settlement::settle_collection(*rates, tx, message);
         })}},
       [&](WorkerContext& context) {
-        adapters = std::make_unique<infra::chain::ChainAdapters>(context.config.chain_adapter);
+        adapters = infra::programs::chain_adapters_or_exit(context.config, context.pool);
         partners = std::make_unique<infra::partners::PayoutPartners>(context.config.payout_partner);
         rates = std::make_unique<infra::rates::RateSources>(context.config.rate_source);
         auto key =

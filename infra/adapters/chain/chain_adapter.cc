@@ -4,28 +4,42 @@
 
 namespace payrail::infra::chain {
 
-model::Result<BroadcastOutcome> SimulatedChainAdapter::broadcast(const Transfer& transfer) {
-  BroadcastOutcome outcome;
+model::Result<model::SignedTransfer> SimulatedChainAdapter::sign(const Transfer& transfer,
+                                                                 std::optional<std::uint64_t>) {
+  model::SignedTransfer signed_transfer;
+  signed_transfer.network = transfer.network;
+  signed_transfer.hash = "0xSIMULATED" + crypto::sha256_hex(transfer.reference).substr(0, 55);
+  return signed_transfer;
+}
+
+model::Result<SendOutcome> SimulatedChainAdapter::send(const Transfer& transfer,
+                                                       const model::SignedTransfer&) {
+  SendOutcome outcome;
   if (transfer.address.ends_with("0fail")) {
     outcome.failure_reason = "broadcast_rejected: simulated failure for a 0fail test address";
     return outcome;
   }
   outcome.accepted = true;
-  outcome.tx_hash = "0xSIMULATED" + crypto::sha256_hex(transfer.reference).substr(0, 55);
   return outcome;
 }
 
-model::Result<bool> SimulatedChainAdapter::confirmed(const Transfer&, const std::string&) {
-  return true;
+model::Result<Inspection> SimulatedChainAdapter::inspect(
+    std::string_view, const std::vector<model::SignedTransfer>& transactions) {
+  Inspection inspection;
+  if (transactions.empty()) return inspection;
+  inspection.mined_hash = transactions.front().hash;
+  inspection.succeeded = true;
+  inspection.final = true;
+  return inspection;
 }
 
 bool live_adapter_configured(std::string_view live_adapter_name) {
-  return live_adapter_name == "simulated";
+  return live_adapter_name == "simulated" || live_adapter_name == "evm";
 }
 
-ChainAdapters::ChainAdapters(std::string_view live_adapter_name)
-    : test_(std::make_unique<SimulatedChainAdapter>()) {
-  if (live_adapter_configured(live_adapter_name)) live_ = std::make_unique<SimulatedChainAdapter>();
+ChainAdapters::ChainAdapters(std::string_view live_adapter_name, std::unique_ptr<ChainAdapter> live)
+    : test_(std::make_unique<SimulatedChainAdapter>()), live_(std::move(live)) {
+  if (!live_ && live_adapter_name == "simulated") live_ = std::make_unique<SimulatedChainAdapter>();
 }
 
 ChainAdapter* ChainAdapters::for_mode(model::Mode mode) const {

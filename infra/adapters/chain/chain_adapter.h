@@ -1,17 +1,24 @@
-// The boundary to a blockchain: signing and broadcasting a transfer, and confirming it.
+// The boundary to a blockchain, in the steps between which the execution and settlement workers
+// keep the store (docs/evm.md "Exactly once on chain"): prepare (fees, read from the node outside
+// any transaction), sign (local and fast, inside the transaction that allocates the nonce and
+// records the signed bytes), send (the recorded bytes, outside any transaction; again on any
+// retry), inspect (mined or not, final or not, from the recorded hashes).
 //
 // Test mode always uses the simulator (no blockchain is ever touched). Live mode uses the adapter
 // named by PAYRAIL_CHAIN_ADAPTER; with none configured, live payouts are refused with 503
 // provider_unavailable before any funds are held.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "schemas/model/common/mode.h"
 #include "schemas/model/common/result.h"
+#include "schemas/model/payouts/chain_transaction.h"
 
 namespace payrail::infra::chain {
 
@@ -23,40 +30,75 @@ struct Transfer {
   std::string address;
 };
 
-struct BroadcastOutcome {
+// What sending a signed transaction came to. A transport failure is an error (retried), not a
+// rejection; a rejection fails the payout with `failure_reason`.
+struct SendOutcome {
   bool accepted = false;
-  std::string tx_hash;         // when accepted
   std::string failure_reason;  // when rejected
+};
+
+// What the chain says of the transactions of one nonce.
+struct Inspection {
+  std::optional<std::string> mined_hash;  // the one mined, if any
+  bool succeeded = false;                 // its receipt's status (false: reverted)
+  std::uint64_t block_number = 0;
+  std::string block_hash;
+  bool final = false;  // mined with the network's confirmations
 };
 
 class ChainAdapter {
  public:
   virtual ~ChainAdapter() = default;
-  // MUST be idempotent by `transfer.reference`: a second call with the same reference returns
-  // the first outcome and never sends a second transfer (the execution worker may call again
-  // after a crash). A transport failure is an error (retried), not a rejection.
-  virtual model::Result<BroadcastOutcome> broadcast(const Transfer& transfer) = 0;
-  // True once the transaction is final on chain.
-  virtual model::Result<bool> confirmed(const Transfer& transfer, const std::string& tx_hash) = 0;
+  // The account that signs on `network` when the adapter's transactions carry a nonce that the
+  // store allocates (EVM): the caller allocates one and records the signed bytes before sending.
+  // nullopt when they carry none (the simulator: only the hash means anything).
+  virtual std::optional<std::string> sender(std::string_view network) const = 0;
+  // The networks prepare() reads fees of (none for the simulator).
+  virtual std::vector<std::string> networks() const = 0;
+  // Reads what signing needs (fees) from the network, outside any transaction.
+  virtual model::Status prepare(std::string_view network) = 0;
+  // Signs the transfer with the fees prepare() read: local and fast (the caller holds a
+  // transaction). `nonce` is the store's, when sender() names an account.
+  virtual model::Result<model::SignedTransfer> sign(const Transfer& transfer,
+                                                    std::optional<std::uint64_t> nonce) = 0;
+  // Sends the signed transaction. Idempotent: the same bytes sent again, or found mined, are
+  // accepted.
+  virtual model::Result<SendOutcome> send(const Transfer& transfer,
+                                          const model::SignedTransfer& signed_transfer) = 0;
+  // What the chain says of a nonce's transactions (the first and its replacements). One the node
+  // no longer knows (dropped, undone by a reorg) is sent again: its recorded bytes.
+  virtual model::Result<Inspection> inspect(
+      std::string_view network, const std::vector<model::SignedTransfer>& transactions) = 0;
 };
 
 // The test-mode simulator: an address ending in `0fail` is rejected, anything else is accepted
-// with a deterministic hash "0xSIMULATED" + 55 hex characters derived from the reference.
+// with a deterministic hash "0xSIMULATED" + 55 hex characters derived from the reference, final
+// at once.
 class SimulatedChainAdapter : public ChainAdapter {
  public:
-  model::Result<BroadcastOutcome> broadcast(const Transfer& transfer) override;
-  model::Result<bool> confirmed(const Transfer& transfer, const std::string& tx_hash) override;
+  std::optional<std::string> sender(std::string_view) const override { return std::nullopt; }
+  std::vector<std::string> networks() const override { return {}; }
+  model::Status prepare(std::string_view) override { return model::ok_status(); }
+  model::Result<model::SignedTransfer> sign(const Transfer& transfer,
+                                            std::optional<std::uint64_t> nonce) override;
+  model::Result<SendOutcome> send(const Transfer& transfer,
+                                  const model::SignedTransfer& signed_transfer) override;
+  model::Result<Inspection> inspect(
+      std::string_view network, const std::vector<model::SignedTransfer>& transactions) override;
 };
 
-// Names accepted by PAYRAIL_CHAIN_ADAPTER for live mode: "" (none) and "simulated" (staging
-// only: live payouts run through the simulator and move no real funds).
+// Names accepted by PAYRAIL_CHAIN_ADAPTER for live mode: "" (none), "simulated" (staging only:
+// live payouts run through the simulator and move no real funds) and "evm" (the six EVM
+// networks of PAYRAIL_EVM_NETWORKS_FILE: infra/adapters/chain/evm_chain_adapter.h).
 // True when live mode has an adapter (PAYRAIL_CHAIN_ADAPTER names one).
 bool live_adapter_configured(std::string_view live_adapter_name);
 
 // The adapter of each mode, created once per worker process.
 class ChainAdapters {
  public:
-  explicit ChainAdapters(std::string_view live_adapter_name);
+  // `live`: the live adapter when PAYRAIL_CHAIN_ADAPTER names one other than the simulator.
+  explicit ChainAdapters(std::string_view live_adapter_name,
+                         std::unique_ptr<ChainAdapter> live = nullptr);
   // nullptr when live mode has none configured.
   ChainAdapter* for_mode(model::Mode mode) const;
 

@@ -34,6 +34,7 @@ void add_rails_commands(CommandTable& table);
 void add_collection_commands(CommandTable& table);
 void add_key_commands(CommandTable& table);
 void add_message_commands(CommandTable& table);
+void add_evm_commands(CommandTable& table);
 
 // Prints "payrail: <message>" to stderr; returns the failure exit code (1).
 int fail(const std::string& message);

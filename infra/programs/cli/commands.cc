@@ -21,6 +21,7 @@ const CommandTable& commands() {
     add_collection_commands(built);
     add_message_commands(built);
     add_key_commands(built);
+    add_evm_commands(built);
     return built;
   }();
   return table;

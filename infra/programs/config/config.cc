@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "infra/adapters/chain/evm_networks.h"
 #include "infra/adapters/collections/provider.h"
 #include "infra/adapters/partners/payout_partner.h"
 #include "infra/adapters/rates/rate_source.h"
@@ -122,6 +123,7 @@ model::Result<Config> load_config_from_environment() {
   read_string("PAYRAIL_CONSOLE_ORIGIN", config.console_origin);
   config.sanctions_dir = env("PAYRAIL_SANCTIONS_DIR");
   read_string("PAYRAIL_CHAIN_ADAPTER", config.chain_adapter);
+  read_string("PAYRAIL_EVM_NETWORKS_FILE", config.evm_networks_file);
   read_string("PAYRAIL_RATE_SOURCE", config.rate_source);
   read_string("PAYRAIL_PAYOUT_PARTNER", config.payout_partner);
   read_string("PAYRAIL_COLLECTION_PROVIDER", config.collection_provider);
@@ -189,8 +191,18 @@ model::Result<Config> load_config_from_environment() {
     return config_error("PAYRAIL_CONSOLE_CLIENT_ID",
                         "console sign-in verifies ID tokens with RS256: set PAYRAIL_IDP_JWKS_FILE");
   }
-  if (!config.chain_adapter.empty() && config.chain_adapter != "simulated") {
-    return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none) or simulated");
+  if (!config.chain_adapter.empty() && config.chain_adapter != "simulated" &&
+      config.chain_adapter != "evm") {
+    return config_error("PAYRAIL_CHAIN_ADAPTER", "expected empty (none), simulated or evm");
+  }
+  if (config.chain_adapter == "evm") {
+    if (config.evm_networks_file.empty()) {
+      return config_error("PAYRAIL_EVM_NETWORKS_FILE", "required with PAYRAIL_CHAIN_ADAPTER=evm");
+    }
+    // Read again by each process that uses it; a malformed file stops every process at start.
+    if (auto networks = chain::load_evm_networks(config.evm_networks_file); !networks.ok()) {
+      return networks.error();
+    }
   }
   if (!partners::is_known_partner(config.payout_partner)) {
     return config_error("PAYRAIL_PAYOUT_PARTNER", "expected empty (none) or simulated");

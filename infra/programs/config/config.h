@@ -79,8 +79,10 @@ struct Config {
   int settlement_delay_ms = 300;
   std::optional<std::string> sanctions_dir;
   int sanctions_reload_interval_ms = 30000;
-  std::string chain_adapter;  // empty: no live chain adapter configured
-  std::string rate_source;    // empty: no live exchange rates (infra/adapters/rates/rate_source.h)
+  std::string chain_adapter;  // empty: no live chain adapter configured; simulated; evm
+  // With chain_adapter evm: the networks file (infra/adapters/chain/evm_networks.h).
+  std::string evm_networks_file;
+  std::string rate_source;  // empty: no live exchange rates (infra/adapters/rates/rate_source.h)
 
   // Fiat payouts.
   std::string
@@ -88,7 +90,8 @@ struct Config {
   int fiat_settlement_delay_ms = 1000;  // the simulated partner's time from send to result
 
   // Collections.
-  std::string collection_provider;  // empty: no live collection provider (infra/adapters/collections)
+  std::string
+      collection_provider;  // empty: no live collection provider (infra/adapters/collections)
   int collection_expires_after_s = 72 * 3600;
   int expiry_interval_ms = 1000;  // how often the expiry worker looks for due collections
   // TEST MODE ONLY: seconds the expiry worker adds to the database's now() when it compares

@@ -1,0 +1,231 @@
+#include "infra/adapters/chain/evm_chain_adapter.h"
+
+#include "infra/adapters/evm/abi.h"
+#include "infra/adapters/evm/contracts.h"
+#include "infra/plumbing/log/log.h"
+
+namespace payrail::infra::chain {
+namespace {
+
+using model::Error;
+using model::ErrorCode;
+
+Error unavailable(std::string message) {
+  return Error::make(ErrorCode::provider_unavailable, std::move(message));
+}
+
+// The node's suggestion, capped by configuration: a priority fee above its cap is the cap, a max
+// fee above its cap is the cap, and the priority fee never exceeds the max fee.
+evm::Fees capped(evm::Fees fees, const EvmNetwork& config) {
+  fees.max_priority_fee_per_gas =
+      std::min(fees.max_priority_fee_per_gas, config.max_priority_fee_per_gas_cap_wei);
+  fees.max_fee_per_gas = std::min(fees.max_fee_per_gas, config.max_fee_per_gas_cap_wei);
+  fees.max_priority_fee_per_gas = std::min(fees.max_priority_fee_per_gas, fees.max_fee_per_gas);
+  return fees;
+}
+
+// The payout's amount in base units: the token's decimals (ETH: 18). The API refused an amount the
+// token cannot carry (check_live_payout), so an error here is a configuration changed since.
+model::Result<evm::U256> base_units(const EvmNetwork& config, const Transfer& transfer) {
+  if (transfer.asset == "ETH") return evm::abi::to_base_units(transfer.amount, 18);
+  const auto token = config.tokens.find(transfer.asset);
+  if (token == config.tokens.end()) {
+    return unavailable("no " + transfer.asset + " contract configured on " + config.name);
+  }
+  return evm::abi::to_base_units(transfer.amount, token->second.decimals);
+}
+
+}  // namespace
+
+model::Result<std::unique_ptr<EvmChainAdapter>> EvmChainAdapter::create(
+    EvmNetworks networks, std::map<std::string, std::unique_ptr<evm::Signer>> signers,
+    evm::RpcOptions rpc_options) {
+  std::unique_ptr<EvmChainAdapter> adapter(new EvmChainAdapter());
+  for (auto& [name, config] : networks.by_name) {
+    auto client = evm::JsonRpcClient::create(config.rpc_urls, rpc_options);
+    if (!client.ok()) {
+      return Error::make(ErrorCode::internal_error,
+                         "PAYRAIL_EVM_NETWORKS_FILE: " + name + ": " + client.error().message);
+    }
+    Chain chain;
+    chain.config = config;
+    chain.node = std::make_unique<evm::Node>(std::move(*client));
+    if (auto signer = signers.find(name); signer != signers.end()) {
+      chain.signer = std::move(signer->second);
+    }
+    adapter->chains_.emplace(name, std::move(chain));
+  }
+  return adapter;
+}
+
+EvmChainAdapter::Chain* EvmChainAdapter::chain(std::string_view network) {
+  const auto found = chains_.find(network);
+  return found == chains_.end() ? nullptr : &found->second;
+}
+
+const EvmChainAdapter::Chain* EvmChainAdapter::chain(std::string_view network) const {
+  const auto found = chains_.find(network);
+  return found == chains_.end() ? nullptr : &found->second;
+}
+
+model::Status EvmChainAdapter::check_chain_ids() {
+  for (auto& [name, chain] : chains_) {
+    const auto answered = chain.node->chain_id();
+    if (!answered.ok()) {
+      return unavailable("the node of " + name +
+                         " did not answer its chain id: " + answered.error().message);
+    }
+    if (*answered != chain.config.chain_id) {
+      return Error::make(ErrorCode::internal_error, "the node of " + name + " answers chain id " +
+                                                        std::to_string(*answered) + ", not " +
+                                                        std::to_string(chain.config.chain_id) +
+                                                        " as PAYRAIL_EVM_NETWORKS_FILE says");
+    }
+  }
+  return model::ok_status();
+}
+
+model::Result<std::uint64_t> EvmChainAdapter::chain_next_nonce(std::string_view network) {
+  auto* found = chain(network);
+  if (found == nullptr || found->signer == nullptr) {
+    return unavailable("no hot wallet on " + std::string(network));
+  }
+  auto nonce = found->node->transaction_count(found->signer->address(), evm::kPending);
+  if (!nonce.ok()) return evm::to_model_error(nonce.error());
+  return *nonce;
+}
+
+std::optional<std::string> EvmChainAdapter::sender(std::string_view network) const {
+  const auto* found = chain(network);
+  if (found == nullptr || found->signer == nullptr) return std::nullopt;
+  return found->signer->address().lowercase();
+}
+
+std::vector<std::string> EvmChainAdapter::networks() const {
+  std::vector<std::string> names;
+  for (const auto& [name, chain] : chains_) names.push_back(name);
+  return names;
+}
+
+model::Status EvmChainAdapter::prepare(std::string_view network) {
+  auto* found = chain(network);
+  if (found == nullptr) return unavailable("no live chain adapter serves " + std::string(network));
+  auto suggested = evm::suggest_fees(*found->node);
+  if (!suggested.ok()) return evm::to_model_error(suggested.error());
+  const std::lock_guard lock(fees_mutex_);
+  found->fees = capped(*suggested, found->config);
+  return model::ok_status();
+}
+
+model::Result<evm::Transaction> EvmChainAdapter::transaction_of(const Chain& chain,
+                                                                const Transfer& transfer,
+                                                                std::uint64_t nonce,
+                                                                const evm::Fees& fees) const {
+  const auto recipient = evm::parse_address(transfer.address);
+  if (!recipient) return model::bad_request("the destination is not an EVM address", "address");
+  auto amount = base_units(chain.config, transfer);
+  if (!amount.ok()) return amount.error();
+  const auto chain_id = chain.config.chain_id;
+  if (transfer.asset == "ETH")
+    return evm::native_transfer(chain_id, nonce, fees, *recipient, *amount);
+  const auto& token = chain.config.tokens.at(transfer.asset);
+  return evm::token_transfer(chain_id, nonce, fees, chain.config.token_transfer_gas, token.contract,
+                             *recipient, *amount);
+}
+
+model::Result<model::SignedTransfer> EvmChainAdapter::sign(const Transfer& transfer,
+                                                           std::optional<std::uint64_t> nonce) {
+  const auto* found = chain(transfer.network);
+  if (found == nullptr || found->signer == nullptr || !nonce) {
+    return unavailable("no hot wallet on " + transfer.network);
+  }
+  std::optional<evm::Fees> fees;
+  {
+    const std::lock_guard lock(fees_mutex_);
+    fees = found->fees;
+  }
+  if (!fees) return unavailable("the fees of " + transfer.network + " are not read yet");
+  auto transaction = transaction_of(*found, transfer, *nonce, *fees);
+  if (!transaction.ok()) return transaction.error();
+  auto signed_transaction = evm::sign(*transaction, *found->signer);
+  if (!signed_transaction.ok()) return signed_transaction.error();
+  model::SignedTransfer signed_transfer;
+  signed_transfer.network = transfer.network;
+  signed_transfer.sender = signed_transaction->sender.lowercase();
+  signed_transfer.nonce = *nonce;
+  signed_transfer.raw = evm::to_hex(signed_transaction->raw);
+  signed_transfer.hash = evm::to_hex(signed_transaction->hash);
+  signed_transfer.max_fee_per_gas = fees->max_fee_per_gas.to_decimal();
+  signed_transfer.max_priority_fee_per_gas = fees->max_priority_fee_per_gas.to_decimal();
+  return signed_transfer;
+}
+
+model::Result<SendOutcome> EvmChainAdapter::send(const Transfer& transfer,
+                                                 const model::SignedTransfer& signed_transfer) {
+  auto* found = chain(transfer.network);
+  if (found == nullptr) return unavailable("no live chain adapter serves " + transfer.network);
+  const auto raw = evm::from_hex(signed_transfer.raw);
+  const auto hash = evm::hash_from_hex(signed_transfer.hash);
+  if (!raw || !hash) {
+    return Error::make(ErrorCode::internal_error, "a recorded transaction is not hex");
+  }
+  const auto sent = found->node->send_raw_transaction(*raw);
+  if (sent.ok()) return SendOutcome{true, ""};
+  const auto& error = sent.error();
+  const auto rejection = error.rejection();
+  if (rejection == evm::Rejection::already_known) return SendOutcome{true, ""};
+  if (rejection == evm::Rejection::nonce_too_low) {
+    // Sent before (a retry after a crash or a lost answer): our own transaction took the nonce.
+    const auto known = found->node->transaction_by_hash(*hash);
+    if (known.ok() && known->has_value()) return SendOutcome{true, ""};
+  }
+  // Never a rejection: the nonce is allocated, and a payout failed while its nonce is unused
+  // would leave a gap behind it. Retried (a dependency failure) until the node takes it.
+  return unavailable("the node of " + transfer.network + " did not take transaction " +
+                     signed_transfer.hash + ": " + std::string(evm::rejection_name(rejection)) +
+                     " " + error.message);
+}
+
+model::Result<Inspection> EvmChainAdapter::inspect(
+    std::string_view network, const std::vector<model::SignedTransfer>& transactions) {
+  auto* found = chain(network);
+  if (found == nullptr) return unavailable("no live chain adapter serves " + std::string(network));
+  auto& node = *found->node;
+  Inspection inspection;
+  for (const auto& transaction : transactions) {
+    const auto hash = evm::hash_from_hex(transaction.hash);
+    if (!hash) continue;
+    auto receipt = node.transaction_receipt(*hash);
+    if (!receipt.ok()) return evm::to_model_error(receipt.error());
+    if (!receipt->has_value()) continue;
+    const auto& mined = **receipt;
+    auto head = node.block_number();
+    if (!head.ok()) return evm::to_model_error(head.error());
+    inspection.mined_hash = transaction.hash;
+    inspection.succeeded = mined.succeeded;
+    inspection.block_number = mined.block_number;
+    inspection.block_hash = evm::to_hex(mined.block_hash);
+    inspection.final =
+        *head >= mined.block_number &&
+        *head - mined.block_number + 1 >= static_cast<std::uint64_t>(found->config.confirmations);
+    return inspection;
+  }
+  // None mined: one the node no longer knows (a restart, a reorg) is sent again, as recorded.
+  for (const auto& transaction : transactions) {
+    const auto hash = evm::hash_from_hex(transaction.hash);
+    const auto raw = evm::from_hex(transaction.raw);
+    if (!hash || !raw || raw->empty()) continue;
+    auto known = node.transaction_by_hash(*hash);
+    if (known.ok() && !known->has_value()) {
+      const auto resent = node.send_raw_transaction(*raw);
+      if (!resent.ok()) {
+        log::warn("chain.resend_refused", {{"network", std::string(network)},
+                                           {"hash", transaction.hash},
+                                           {"error", resent.error().message}});
+      }
+    }
+  }
+  return inspection;
+}
+
+}  // namespace payrail::infra::chain

@@ -1,0 +1,379 @@
+// Live payouts on a real EVM node (anvil, one for this file, automine) with
+// PAYRAIL_CHAIN_ADAPTER=evm: a USDC payout moves exactly its amount to the recipient (balanceOf
+// read from the node), is completed with the mined hash, its event written and the ledger whole; an
+// 18-decimal token (bsc's USDC) and ETH are exact too; tron and solana answer 503
+// provider_unavailable with param destination.network and hold nothing; an amount the configured
+// decimals cannot carry is 422 before any hold; test mode never touches the node; a node answering
+// another chain id stops the worker with a message naming the network.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cstdio>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "infra/adapters/evm/abi.h"
+#include "infra/adapters/evm/contracts.h"
+#include "infra/plumbing/crypto/crypto.h"
+#include "infra/plumbing/pg/pool.h"
+#include "infra/store/money/ledger.h"
+#include "tests/support/anvil.h"
+#include "tests/support/payouts.h"
+#include "tests/support/stack.h"
+
+namespace payrail::testing {
+namespace {
+
+using namespace infra::evm;
+constexpr long kReceiptTimeoutMs = 20000;
+
+struct Token {
+  Address contract;
+  int decimals = 0;
+};
+
+class EvmPayouts : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    anvil_ = new Anvil(Anvil::Options{.chain_id = 31337});
+    node_ = anvil_->node().release();
+    deployer_ = Anvil::signer(kAnvilKey0).release();
+    usdc_polygon_ = new Token(deploy("USD Coin", "USDC", 6));
+    usdc_bsc_ = new Token(deploy("USD Coin", "USDC", 18));
+    usdt_coarse_ = new Token(deploy("Tether", "USDT", 2));  // fewer decimals than the API's 6
+    // One hot wallet per network: the networks share this one chain, and one account's nonces
+    // cannot be allocated by two networks' counters.
+    wallets_ = new std::map<std::string, HotWallet>();
+    for (const auto* network : {"polygon", "bsc"}) {
+      auto key = crypto_key();
+      auto signer = LocalKeySigner::from_bytes(key).value();
+      anvil_->set_balance(signer->address(), *abi::to_base_units("100", 18));
+      wallets_->emplace(network, HotWallet{key, std::move(signer)});
+    }
+    mint(*usdc_polygon_, "polygon", "1000000");
+    mint(*usdc_bsc_, "bsc", "1000000");
+    networks_file_ = new std::string(write_networks_file(anvil_->chain_id()));
+
+    stack_ = new TestStack({.workers = {"screening", "execution", "settlement"},
+                            .env = {{"PAYRAIL_CHAIN_ADAPTER", "evm"},
+                                    {"PAYRAIL_EVM_NETWORKS_FILE", *networks_file_},
+                                    {"PAYRAIL_SETTLEMENT_DELAY_MS", "50"}}});
+    create_hot_wallet("polygon");
+    create_hot_wallet("bsc");
+    stack_->start(std::vector<std::string>{"execution", "settlement"});  // with the wallets
+    org_ = new TestOrganization(stack_->create_organization());
+    stack_->verify_business(*org_);
+    const auto created = stack_->http().post(
+        "/v1/api-keys", R"({"mode":"live"})",
+        {{"Authorization", "Bearer " + org_->session}, {"Payrail-Organization", org_->id}});
+    if (created.status != 201) throw std::runtime_error("live key: " + created.body);
+    live_key_ = new std::string(created.json()["key"].GetString());
+    fund_live("USDC", "1000");
+    fund_live("ETH", "10");
+  }
+  static void TearDownTestSuite() {
+    delete stack_;
+    std::remove(networks_file_->c_str());
+    delete networks_file_;
+    delete live_key_;
+    delete org_;
+    delete wallets_;
+    delete usdc_polygon_;
+    delete usdc_bsc_;
+    delete usdt_coarse_;
+    delete deployer_;
+    delete node_;
+    delete anvil_;
+  }
+  void TearDown() override { EXPECT_EQ(ledger_mismatch(stack_->database()), ""); }
+
+  static std::string crypto_key() {
+    for (;;) {  // a random scalar is a valid key but for a negligible few
+      auto key = infra::crypto::random_bytes(32);
+      if (LocalKeySigner::from_bytes(key).ok()) return key;
+    }
+  }
+  static Token deploy(const char* name, const char* symbol, int decimals) {
+    auto token =
+        deploy_contract(*node_, *deployer_, token_creation_code(),
+                        token_constructor_arguments(name, symbol, decimals), kReceiptTimeoutMs);
+    if (!token.ok()) throw std::runtime_error("deploy: " + token.error().message);
+    return {*token, decimals};
+  }
+  static const LocalKeySigner& wallet(const std::string& network) {
+    return *wallets_->at(network).signer;
+  }
+  static void mint(const Token& token, const std::string& network, const std::string& amount) {
+    Transaction call;
+    call.to = token.contract;
+    call.data =
+        token_mint_call(wallet(network).address(), *abi::to_base_units(amount, token.decimals));
+    auto receipt = send_and_wait(*node_, *deployer_, call, kReceiptTimeoutMs);
+    if (!receipt.ok() || !receipt->succeeded) throw std::runtime_error("mint failed");
+  }
+  static std::string network_json(const std::string& name, std::uint64_t chain_id,
+                                  const std::string& tokens) {
+    return "\"" + name + "\":{\"chain_id\":" + std::to_string(chain_id) + ",\"rpc_urls\":[\"" +
+           anvil_->url() +
+           "\"],\"confirmations\":1,\"max_fee_per_gas_cap_wei\":\"500000000000\","
+           "\"max_priority_fee_per_gas_cap_wei\":\"50000000000\",\"tokens\":{" +
+           tokens + "}}";
+  }
+  static std::string token_json(const char* asset, const Token& token) {
+    return "\"" + std::string(asset) + "\":{\"address\":\"" + token.contract.lowercase() +
+           "\",\"decimals\":" + std::to_string(token.decimals) + "}";
+  }
+  static std::string write_networks_file(std::uint64_t chain_id) {
+    char path[] = "/tmp/payrail-evm-networks-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) throw std::runtime_error("mkstemp");
+    ::close(fd);
+    std::ofstream(path) << "{" +
+                               network_json("polygon", chain_id,
+                                            token_json("USDC", *usdc_polygon_) + "," +
+                                                token_json("USDT", *usdt_coarse_)) +
+                               "," + network_json("bsc", chain_id, token_json("USDC", *usdc_bsc_)) +
+                               "}";
+    return path;
+  }
+  // With the CLI, importing the test's key from a file (the key never is an argument).
+  static void create_hot_wallet(const std::string& network) {
+    char path[] = "/tmp/payrail-evm-key-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) throw std::runtime_error("mkstemp");
+    ::close(fd);
+    std::ofstream(path) << infra::crypto::hex_encode(wallets_->at(network).key) << "\n";
+    const auto [code, output] =
+        stack_->cli({"evm-wallet-create", "--network", network, "--key-file", path});
+    std::remove(path);
+    if (code != 0 || output.find(wallet(network).address().checksummed()) == std::string::npos) {
+      throw std::runtime_error("evm-wallet-create: " + output);
+    }
+  }
+  static void fund_live(const std::string& asset, const std::string& amount) {
+    infra::pg::Pool pool({.url = stack_->database().url(), .max_connections = 1});
+    const auto funded = pool.transact([&](pqxx::work& tx) -> model::Status {
+      infra::store::ledger::apply(tx, org_->id, model::Mode::live, asset,
+                                  infra::store::ledger::Movement::sandbox_funding, std::nullopt,
+                                  amount);
+      return model::ok_status();
+    });
+    if (!funded.ok()) throw std::runtime_error(funded.error().message);
+  }
+
+  HttpResult create_live(const std::string& body) {
+    static int count = 0;
+    return create_payout(stack_->http(), *live_key_, "evm-" + std::to_string(++count), body);
+  }
+  // Creates a live payout and waits for it to finish; returns its final JSON's fields.
+  std::pair<std::string, std::string> pay(const std::string& amount, const std::string& currency,
+                                          const std::string& network, const std::string& address) {
+    const auto created = create_live(payout_body(amount, currency, network, address));
+    EXPECT_EQ(created.status, 201) << created.body;
+    if (created.status != 201) return {};
+    const std::string id = created.json()["id"].GetString();
+    const auto status = wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"},
+                                        std::chrono::seconds(60));
+    return {id, status};
+  }
+  std::string payout_field(const std::string& id, const std::string& column) {
+    return stack_->database().scalar("SELECT coalesce(" + column +
+                                     ", '') FROM payouts WHERE id = '" + id + "'");
+  }
+  std::string live_balance(const std::string& asset) {
+    return balance_of(stack_->database(), org_->id, "live", asset);
+  }
+  static std::uint64_t hot_wallet_nonce() {
+    return node_->transaction_count(wallet("polygon").address(), kLatest).value();
+  }
+
+  static Anvil* anvil_;
+  static Node* node_;
+  static LocalKeySigner* deployer_;
+  struct HotWallet {
+    std::string key;
+    std::unique_ptr<LocalKeySigner> signer;
+  };
+  static std::map<std::string, HotWallet>* wallets_;
+  static Token* usdc_polygon_;
+  static Token* usdc_bsc_;
+  static Token* usdt_coarse_;
+  static std::string* networks_file_;
+  static TestStack* stack_;
+  static TestOrganization* org_;
+  static std::string* live_key_;
+};
+Anvil* EvmPayouts::anvil_ = nullptr;
+Node* EvmPayouts::node_ = nullptr;
+LocalKeySigner* EvmPayouts::deployer_ = nullptr;
+std::map<std::string, EvmPayouts::HotWallet>* EvmPayouts::wallets_ = nullptr;
+Token* EvmPayouts::usdc_polygon_ = nullptr;
+Token* EvmPayouts::usdc_bsc_ = nullptr;
+Token* EvmPayouts::usdt_coarse_ = nullptr;
+std::string* EvmPayouts::networks_file_ = nullptr;
+TestStack* EvmPayouts::stack_ = nullptr;
+TestOrganization* EvmPayouts::org_ = nullptr;
+std::string* EvmPayouts::live_key_ = nullptr;
+
+TEST_F(EvmPayouts, LiveUsdcPayoutMovesExactlyItsAmountAndCompletesWithTheMinedHash) {
+  const auto recipient = random_evm_address();
+  const auto before = live_balance("USDC");
+  const auto [id, status] = pay("12.345678", "USDC", "polygon", recipient);
+  ASSERT_EQ(status, "completed");
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "12345678");
+  const auto tx_hash = payout_field(id, "tx_hash");
+  EXPECT_EQ(stack_->database().scalar("SELECT state || '/' || kind FROM evm_transactions WHERE "
+                                      "payout_id = '" +
+                                      id + "' AND hash = '" + tx_hash + "'"),
+            "mined/transfer");
+  const auto receipt = node_->transaction_receipt(*hash_from_hex(tx_hash)).value();
+  ASSERT_TRUE(receipt.has_value());
+  EXPECT_TRUE(receipt->succeeded);
+  int transfers = 0;
+  for (const auto& log : receipt->logs) {
+    transfers += log.address == usdc_polygon_->contract && !log.topics.empty() &&
+                 log.topics[0] == transfer_event_topic();
+  }
+  EXPECT_EQ(transfers, 1);
+  EXPECT_EQ(event_count(stack_->database(), id, "payout.completed"), 1);
+  const auto [code, read_back] = stack_->cli(
+      {"evm-balance", "--network", "polygon", "--asset", "USDC", "--address", recipient});
+  EXPECT_EQ(code, 0) << read_back;
+  EXPECT_TRUE(read_back == "12.345678\n" || read_back.ends_with("\n12.345678\n")) << read_back;
+  EXPECT_NE(before, live_balance("USDC"));
+  EXPECT_EQ(live_balance("USDC").substr(live_balance("USDC").find('/')), "/0");  // nothing held
+}
+
+TEST_F(EvmPayouts, EighteenDecimalTokenAndEthAreExact) {
+  const auto bsc_recipient = random_evm_address();
+  const auto [bsc_id, bsc_status] = pay("1.5", "USDC", "bsc", bsc_recipient);
+  ASSERT_EQ(bsc_status, "completed");
+  EXPECT_EQ(node_->token_balance(usdc_bsc_->contract, *parse_address(bsc_recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "1500000000000000000");
+  const auto eth_recipient = random_evm_address();
+  const auto [eth_id, eth_status] = pay("0.25", "ETH", "polygon", eth_recipient);
+  ASSERT_EQ(eth_status, "completed");
+  EXPECT_EQ(node_->balance(*parse_address(eth_recipient), kLatest).value().to_decimal(),
+            "250000000000000000");
+}
+
+TEST_F(EvmPayouts, TheCliListsTheHotWalletsAndRefusesASecond) {
+  const auto [code, listed] = stack_->cli({"evm-wallets"});
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(listed.find("bsc " + wallet("bsc").address().checksummed() + "\npolygon " +
+                        wallet("polygon").address().checksummed() + "\n"),
+            std::string::npos)
+      << listed;
+  const auto [again, refused] = stack_->cli({"evm-wallet-create", "--network", "polygon"});
+  EXPECT_EQ(again, 1);
+  EXPECT_NE(refused.find("polygon has a hot wallet already"), std::string::npos) << refused;
+  const auto [tron, tron_refused] = stack_->cli({"evm-wallet-create", "--network", "tron"});
+  EXPECT_EQ(tron, 1);
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets"), "2");
+  // The key is kept sealed: its hex is nowhere in the table.
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets WHERE position('" +
+                                      infra::crypto::hex_encode(wallets_->at("polygon").key) +
+                                      "' IN encode(key_sealed, 'hex')) > 0"),
+            "0");
+}
+
+TEST_F(EvmPayouts, TronAndSolanaAreProviderUnavailableBeforeAnyHold) {
+  fund_live("USDT", "10");
+  const auto usdc_before = live_balance("USDC");
+  const auto usdt_before = live_balance("USDT");
+  struct Case {
+    std::string network, currency, address;
+  };
+  for (const auto& c : {Case{"tron", "USDT", "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"},
+                        Case{"solana", "USDC", "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"}}) {
+    const auto response = create_live(payout_body("1", c.currency, c.network, c.address));
+    EXPECT_EQ(response.status, 503) << response.body;
+    EXPECT_EQ(response.error_code(), "provider_unavailable");
+    EXPECT_EQ(response.error_param(), "destination.network");
+  }
+  EXPECT_EQ(live_balance("USDC"), usdc_before);
+  EXPECT_EQ(live_balance("USDT"), usdt_before);
+}
+
+// The hot wallet holds no USDT (2 decimals here): the transfer is mined and reverts.
+TEST_F(EvmPayouts, ARevertedTransferFailsRefundsOnceAndTheNextPayoutIsMined) {
+  fund_live("USDT", "5");
+  const auto usdt_before = live_balance("USDT");
+  const auto [id, status] = pay("1.5", "USDT", "polygon", random_evm_address());
+  ASSERT_EQ(status, "failed");
+  EXPECT_EQ(payout_field(id, "failure_reason").rfind("transfer_reverted: ", 0), 0u)
+      << payout_field(id, "failure_reason");
+  EXPECT_EQ(live_balance("USDT"), usdt_before);  // refunded, once
+  EXPECT_EQ(event_count(stack_->database(), id, "payout.failed"), 1);
+  EXPECT_EQ(stack_->database().scalar("SELECT state FROM evm_transactions WHERE payout_id = '" +
+                                      id + "'"),
+            "reverted");
+  const auto nonce = stack_->database().scalar(
+      "SELECT nonce FROM evm_transactions WHERE payout_id = '" + id + "'");
+  const auto recipient = random_evm_address();
+  const auto [next_id, next_status] = pay("2", "USDC", "polygon", recipient);
+  ASSERT_EQ(next_status, "completed");  // no stuck nonce behind the reverted one
+  EXPECT_EQ(stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE payout_id = '" +
+                                      next_id + "'"),
+            std::to_string(std::stoll(nonce) + 1));
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "2000000");
+}
+
+TEST_F(EvmPayouts, AnAmountTheTokensDecimalsCannotCarryIsRefusedBeforeAnyHold) {
+  const auto before = live_balance("USDC");
+  fund_live("USDT", "1");
+  const auto usdt_before = live_balance("USDT");
+  const auto response = create_live(payout_body("1.005", "USDT", "polygon", random_evm_address()));
+  EXPECT_EQ(response.status, 422) << response.body;
+  EXPECT_EQ(response.error_param(), "amount");
+  EXPECT_EQ(live_balance("USDT"), usdt_before);
+  EXPECT_EQ(live_balance("USDC"), before);
+}
+
+TEST_F(EvmPayouts, TestModeNeverTouchesTheNode) {
+  const auto nonce_before = hot_wallet_nonce();
+  const auto created = create_payout(stack_->http(), org_->test_key, "test-mode-evm",
+                                     payout_body("3", "USDC", "polygon", random_evm_address()));
+  ASSERT_EQ(created.status, 201) << created.body;
+  const std::string id = created.json()["id"].GetString();
+  ASSERT_EQ(wait_for_status(stack_->http(), org_->test_key, id, {"completed", "failed"}),
+            "completed");
+  EXPECT_EQ(payout_field(id, "tx_hash").substr(0, 11), "0xSIMULATED");
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_transactions WHERE payout_id = '" +
+                                      id + "'"),
+            "0");
+  EXPECT_EQ(hot_wallet_nonce(), nonce_before);
+}
+
+TEST_F(EvmPayouts, ANodeAnsweringAnotherChainIdStopsTheWorkerNamingTheNetwork) {
+  const auto wrong_file = write_networks_file(anvil_->chain_id() + 1);
+  auto& execution = stack_->process("execution");
+  execution.set_env("PAYRAIL_EVM_NETWORKS_FILE", wrong_file);
+  execution.stop();
+  execution.start();
+  EXPECT_TRUE(execution.wait_for_log("answers chain id 31337, not 31338", std::chrono::seconds(20)))
+      << execution.log();
+  EXPECT_TRUE(execution.log().find("the node of bsc") != std::string::npos ||
+              execution.log().find("the node of polygon") != std::string::npos);
+  for (int i = 0; i < 100 && execution.running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(execution.running());
+  execution.set_env("PAYRAIL_EVM_NETWORKS_FILE", *networks_file_);
+  stack_->start("execution");
+  std::remove(wrong_file.c_str());
+}
+
+}  // namespace
+}  // namespace payrail::testing
