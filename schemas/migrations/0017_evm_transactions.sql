@@ -52,6 +52,9 @@ CREATE TABLE evm_transactions (
   block_hash                text,
   created_at                timestamptz NOT NULL DEFAULT now(),
   broadcast_at              timestamptz,
+  -- The node's head when a node first took the transaction: replaced once it is
+  -- replace_after_blocks behind.
+  sent_block                bigint,
   FOREIGN KEY (network, sender, nonce) REFERENCES evm_nonce_allocations (network, sender, nonce)
 );
 CREATE INDEX evm_transactions_by_payout ON evm_transactions (payout_id, id);

@@ -47,7 +47,7 @@ class EvmPayouts : public ::testing::Test {
     // One hot wallet per network: the networks share this one chain, and one account's nonces
     // cannot be allocated by two networks' counters.
     wallets_ = new std::map<std::string, HotWallet>();
-    for (const auto* network : {"polygon", "bsc"}) {
+    for (const auto* network : {"polygon", "bsc", "base", "arbitrum"}) {
       auto key = crypto_key();
       auto signer = LocalKeySigner::from_bytes(key).value();
       anvil_->set_balance(signer->address(), *abi::to_base_units("100", 18));
@@ -55,6 +55,8 @@ class EvmPayouts : public ::testing::Test {
     }
     mint(*usdc_polygon_, "polygon", "1000000");
     mint(*usdc_bsc_, "bsc", "1000000");
+    mint(*usdc_polygon_, "base", "1000");
+    mint(*usdc_polygon_, "arbitrum", "1000");
     networks_file_ = new std::string(write_networks_file(anvil_->chain_id()));
 
     stack_ = new TestStack({.workers = {"screening", "execution", "settlement"},
@@ -63,6 +65,8 @@ class EvmPayouts : public ::testing::Test {
                                     {"PAYRAIL_SETTLEMENT_DELAY_MS", "50"}}});
     create_hot_wallet("polygon");
     create_hot_wallet("bsc");
+    create_hot_wallet("base");
+    create_hot_wallet("arbitrum");
     stack_->start(std::vector<std::string>{"execution", "settlement"});  // with the wallets
     org_ = new TestOrganization(stack_->create_organization());
     stack_->verify_business(*org_);
@@ -115,10 +119,12 @@ class EvmPayouts : public ::testing::Test {
     if (!receipt.ok() || !receipt->succeeded) throw std::runtime_error("mint failed");
   }
   static std::string network_json(const std::string& name, std::uint64_t chain_id,
-                                  const std::string& tokens) {
+                                  const std::string& tokens, int confirmations = 1,
+                                  int replace_after_blocks = 20) {
     return "\"" + name + "\":{\"chain_id\":" + std::to_string(chain_id) + ",\"rpc_urls\":[\"" +
-           anvil_->url() +
-           "\"],\"confirmations\":1,\"max_fee_per_gas_cap_wei\":\"500000000000\","
+           anvil_->url() + "\"],\"confirmations\":" + std::to_string(confirmations) +
+           ",\"replace_after_blocks\":" + std::to_string(replace_after_blocks) +
+           ",\"max_fee_per_gas_cap_wei\":\"500000000000\","
            "\"max_priority_fee_per_gas_cap_wei\":\"50000000000\",\"tokens\":{" +
            tokens + "}}";
   }
@@ -131,12 +137,14 @@ class EvmPayouts : public ::testing::Test {
     const int fd = mkstemp(path);
     if (fd < 0) throw std::runtime_error("mkstemp");
     ::close(fd);
-    std::ofstream(path) << "{" +
-                               network_json("polygon", chain_id,
-                                            token_json("USDC", *usdc_polygon_) + "," +
-                                                token_json("USDT", *usdt_coarse_)) +
-                               "," + network_json("bsc", chain_id, token_json("USDC", *usdc_bsc_)) +
-                               "}";
+    std::ofstream(path)
+        << "{" +
+               network_json(
+                   "polygon", chain_id,
+                   token_json("USDC", *usdc_polygon_) + "," + token_json("USDT", *usdt_coarse_)) +
+               "," + network_json("bsc", chain_id, token_json("USDC", *usdc_bsc_)) + "," +
+               network_json("base", chain_id, token_json("USDC", *usdc_polygon_), 3) + "," +
+               network_json("arbitrum", chain_id, token_json("USDC", *usdc_polygon_), 1, 2) + "}";
     return path;
   }
   // With the CLI, importing the test's key from a file (the key never is an argument).
@@ -182,6 +190,31 @@ class EvmPayouts : public ::testing::Test {
   std::string payout_field(const std::string& id, const std::string& column) {
     return stack_->database().scalar("SELECT coalesce(" + column +
                                      ", '') FROM payouts WHERE id = '" + id + "'");
+  }
+  // Polls `sql` (one value) until it answers `expected`; returns the last answer.
+  std::string wait_for_scalar(const std::string& sql, const std::string& expected,
+                              std::chrono::seconds timeout = std::chrono::seconds(30)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::string answer = stack_->database().scalar(sql);
+    while (answer != expected && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      answer = stack_->database().scalar(sql);
+    }
+    return answer;
+  }
+  // Whether the node has a receipt for `hash` within `timeout`.
+  static bool mined_within(const std::string& hash, std::chrono::seconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto receipt = node_->transaction_receipt(*hash_from_hex(hash));
+      if (receipt.ok() && receipt->has_value()) return true;
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  std::string created_id(const HttpResult& created) {
+    EXPECT_EQ(created.status, 201) << created.body;
+    return created.status == 201 ? created.json()["id"].GetString() : "";
   }
   std::string live_balance(const std::string& asset) {
     return balance_of(stack_->database(), org_->id, "live", asset);
@@ -268,7 +301,9 @@ TEST_F(EvmPayouts, EighteenDecimalTokenAndEthAreExact) {
 TEST_F(EvmPayouts, TheCliListsTheHotWalletsAndRefusesASecond) {
   const auto [code, listed] = stack_->cli({"evm-wallets"});
   EXPECT_EQ(code, 0);
-  EXPECT_NE(listed.find("bsc " + wallet("bsc").address().checksummed() + "\npolygon " +
+  EXPECT_NE(listed.find("arbitrum " + wallet("arbitrum").address().checksummed() + "\nbase " +
+                        wallet("base").address().checksummed() + "\nbsc " +
+                        wallet("bsc").address().checksummed() + "\npolygon " +
                         wallet("polygon").address().checksummed() + "\n"),
             std::string::npos)
       << listed;
@@ -277,7 +312,7 @@ TEST_F(EvmPayouts, TheCliListsTheHotWalletsAndRefusesASecond) {
   EXPECT_NE(refused.find("polygon has a hot wallet already"), std::string::npos) << refused;
   const auto [tron, tron_refused] = stack_->cli({"evm-wallet-create", "--network", "tron"});
   EXPECT_EQ(tron, 1);
-  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets"), "2");
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets"), "4");
   // The key is kept sealed: its hex is nowhere in the table.
   EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets WHERE position('" +
                                       infra::crypto::hex_encode(wallets_->at("polygon").key) +
@@ -341,6 +376,83 @@ TEST_F(EvmPayouts, AnAmountTheTokensDecimalsCannotCarryIsRefusedBeforeAnyHold) {
   EXPECT_EQ(live_balance("USDC"), before);
 }
 
+// base needs 3 confirmations: the transfer is mined, undone by a reorg, sent again from its
+// recorded bytes, mined again, and completes only once final again; one transfer.
+TEST_F(EvmPayouts, AReorgUndoingTheTransferWaitsUntilItIsFinalAgainAndPaysOnce) {
+  const auto recipient = random_evm_address();
+  const auto id = created_id(create_live(payout_body("4", "USDC", "base", recipient)));
+  ASSERT_FALSE(id.empty());
+  const auto sent =
+      "SELECT count(*) FROM evm_transactions WHERE payout_id = '" + id + "' AND state = 'sent'";
+  ASSERT_EQ(wait_for_scalar(sent, "1"), "1");
+  const auto hash =
+      stack_->database().scalar("SELECT hash FROM evm_transactions WHERE payout_id = '" + id + "'");
+  ASSERT_TRUE(mined_within(hash, std::chrono::seconds(10)));
+  EXPECT_EQ(payout_field(id, "status"), "processing");  // 1 confirmation of 3
+  anvil_->reorg(1);
+  EXPECT_FALSE(node_->transaction_receipt(*hash_from_hex(hash)).value().has_value());
+  ASSERT_TRUE(mined_within(hash, std::chrono::seconds(30)));  // sent again by settlement
+  EXPECT_EQ(payout_field(id, "status"), "processing");
+  anvil_->mine(2);
+  ASSERT_EQ(wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"}), "completed");
+  EXPECT_EQ(payout_field(id, "tx_hash"), hash);
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "4000000");
+  EXPECT_EQ(event_count(stack_->database(), id, "payout.completed"), 1);
+}
+
+// arbitrum replaces after 2 blocks. Mining paused, the base fee raised above the transfer's max
+// fee: blocks pass without it, settlement replaces it at its nonce with higher fees, and the
+// replacement is mined; one transfer, both hashes kept.
+TEST_F(EvmPayouts, ATransferNotMinedIsReplacedAtItsNonceAndPaysOnce) {
+  anvil_->set_automine(false);
+  const auto recipient = random_evm_address();
+  const auto id = created_id(create_live(payout_body("6", "USDC", "arbitrum", recipient)));
+  ASSERT_FALSE(id.empty());
+  const auto rows =
+      "SELECT count(*) || '/' || count(*) FILTER (WHERE state = 'sent') FROM "
+      "evm_transactions WHERE payout_id = '" +
+      id + "'";
+  ASSERT_EQ(wait_for_scalar(rows, "1/1"), "1/1");
+  const auto first =
+      stack_->database().scalar("SELECT hash FROM evm_transactions WHERE payout_id = '" + id + "'");
+  const auto max_fee = U256::from_decimal(stack_->database().scalar(
+      "SELECT max_fee_per_gas::text FROM evm_transactions WHERE payout_id = '" + id + "'"));
+  ASSERT_TRUE(max_fee.has_value());
+  anvil_->call("anvil_setNextBlockBaseFeePerGas",
+               "[\"" + checked_multiply(*max_fee, U256(4))->to_quantity() + "\"]");
+  anvil_->mine(3);  // the transfer's max fee is below each of these blocks' base fee
+  EXPECT_FALSE(node_->transaction_receipt(*hash_from_hex(first)).value().has_value());
+  ASSERT_EQ(wait_for_scalar(rows, "2/2"), "2/2");  // replaced, and the replacement sent
+  const auto second = stack_->database().scalar(
+      "SELECT hash FROM evm_transactions WHERE payout_id = '" + id + "' ORDER BY id DESC LIMIT 1");
+  EXPECT_EQ(
+      stack_->database().scalar(
+          "SELECT count(DISTINCT nonce) FROM evm_transactions WHERE payout_id = '" + id + "'"),
+      "1");
+  EXPECT_EQ(stack_->database().scalar(
+                "SELECT bool_and(max_fee_per_gas > (SELECT max_fee_per_gas * 1.1 FROM "
+                "evm_transactions WHERE hash = '" +
+                first + "'))::text FROM evm_transactions WHERE hash = '" + second + "'"),
+            "true");
+  anvil_->mine(1);
+  const auto status = wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"});
+  anvil_->set_automine(true);
+  ASSERT_EQ(status, "completed");
+  EXPECT_EQ(payout_field(id, "tx_hash"), second);
+  EXPECT_FALSE(node_->transaction_receipt(*hash_from_hex(first)).value().has_value());
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "6000000");
+  EXPECT_EQ(stack_->database().scalar("SELECT string_agg(state, ',' ORDER BY id) FROM "
+                                      "evm_transactions WHERE payout_id = '" +
+                                      id + "'"),
+            "sent,mined");
+}
+
 TEST_F(EvmPayouts, TestModeNeverTouchesTheNode) {
   const auto nonce_before = hot_wallet_nonce();
   const auto created = create_payout(stack_->http(), org_->test_key, "test-mode-evm",
@@ -364,8 +476,8 @@ TEST_F(EvmPayouts, ANodeAnsweringAnotherChainIdStopsTheWorkerNamingTheNetwork) {
   execution.start();
   EXPECT_TRUE(execution.wait_for_log("answers chain id 31337, not 31338", std::chrono::seconds(20)))
       << execution.log();
-  EXPECT_TRUE(execution.log().find("the node of bsc") != std::string::npos ||
-              execution.log().find("the node of polygon") != std::string::npos);
+  // The first network of the file, by name.
+  EXPECT_NE(execution.log().find("the node of arbitrum answers chain id"), std::string::npos);
   for (int i = 0; i < 100 && execution.running(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -130,7 +130,8 @@ TEST_F(EvmTransactions, ReplacementsAreKeptInOrderAndSentOnce) {
   replacement.max_fee_per_gas = "2200000000";
   committed(database_->url(), [&](pqxx::work& tx) {
     evm::record_replacement(tx, payout_id, replacement);
-    evm::mark_sent(tx, payout_id);
+    evm::mark_sent(tx, replacement.hash, 42);
+    evm::mark_sent(tx, replacement.hash, 50);  // the first send's head is kept
   });
   const auto recorded =
       committed(database_->url(), [&](pqxx::work& tx) { return evm::of_payout(tx, payout_id); });
@@ -141,6 +142,8 @@ TEST_F(EvmTransactions, ReplacementsAreKeptInOrderAndSentOnce) {
   EXPECT_EQ(recorded[1].signed_transfer.max_fee_per_gas, "2200000000");
   EXPECT_EQ(recorded[1].signed_transfer.nonce, first.nonce);
   EXPECT_EQ(recorded[1].state, "sent");
+  EXPECT_EQ(recorded[1].signed_transfer.sent_block, 42u);
+  EXPECT_EQ(recorded[0].state, "signed");
   committed(database_->url(), [&](pqxx::work& tx) {
     evm::mark_mined(tx, replacement.hash, true, 12, "0x" + std::string(64, 'b'));
     evm::mark_mined(tx, replacement.hash, true, 13, "0x" + std::string(64, 'c'));  // a reorg

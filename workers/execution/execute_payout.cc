@@ -28,7 +28,8 @@ struct Answer {
   bool accepted = false;
   std::string tx_hash;
   std::string failure_reason;
-  bool has_nonce = false;  // the transfer is recorded in evm_transactions
+  bool has_nonce = false;                   // the transfer is recorded in evm_transactions
+  std::optional<std::uint64_t> head_block;  // the node's head when it took the transfer
 };
 
 infra::chain::Transfer transfer_of(const payouts::PayoutRow& payout, const std::string& reference) {
@@ -119,7 +120,7 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
     model::invariant(failed.has_value(),
                      "a processing payout whose broadcast was refused can fail");
   } else {
-    if (answer.has_nonce) evm_transactions::mark_sent(tx, id);
+    if (answer.has_nonce) evm_transactions::mark_sent(tx, answer.tx_hash, answer.head_block);
     infra::store::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id,
                                   payout->resource.mode, id);
   }
@@ -146,7 +147,7 @@ model::Result<Answer> broadcast_once(const infra::chain::ChainAdapters& adapters
       adapter->send(transfer_of(pending.payout, pending.broadcast.reference), signed_transfer);
   if (!sent.ok()) return sent.error();
   return Answer{sent->accepted, signed_transfer.hash, sent->failure_reason,
-                signed_transfer.nonce.has_value()};
+                signed_transfer.nonce.has_value(), sent->head_block};
 }
 
 // Fees are read before the batch's first transaction, once per network of the live adapter, and

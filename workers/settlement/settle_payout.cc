@@ -20,9 +20,39 @@ using Recorded = std::map<std::string, broadcasts::Broadcast>;
 // transaction: no node is called while payouts are locked.
 using Inspections = std::map<std::string, model::Result<infra::chain::Inspection>>;
 
+// Replaces a stale transfer at its nonce. The replacement is recorded (under the payout's lock,
+// while it is processing) before it is sent, as every transaction is; every hash stays, and
+// whichever is mined settles the payout.
+void replace_stale(infra::runtime::WorkerContext& context, infra::chain::ChainAdapter& live,
+                   const std::string& payout_id, const model::SignedTransfer& latest) {
+  if (auto prepared = live.prepare(latest.network); !prepared.ok()) return;  // the node is away
+  auto replacement = live.replace(latest);
+  if (!replacement.ok()) {
+    infra::log::warn("settlement.replacement_refused",
+                     {{"payout_id", payout_id}, {"error", replacement.error().message}});
+    return;
+  }
+  const auto recorded = context.pool.transact([&](pqxx::work& tx) -> model::Result<bool> {
+    const auto payout = payouts::lock(tx, payout_id);
+    if (!payout || payout->status != model::PayoutStatus::processing) return false;
+    evm_transactions::record_replacement(tx, payout_id, *replacement);
+    return true;
+  });
+  if (!recorded.ok() || !*recorded) return;
+  const auto sent = live.send({payout_id, latest.network, "", "", ""}, *replacement);
+  if (!sent.ok() || !sent->accepted) return;  // sent again by a later inspection
+  (void)context.pool.transact([&](pqxx::work& tx) -> model::Status {
+    evm_transactions::mark_sent(tx, replacement->hash, sent->head_block);
+    return model::ok_status();
+  });
+  infra::log::info(
+      "settlement.replaced",
+      {{"payout_id", payout_id}, {"replaced", latest.hash}, {"replacement", replacement->hash}});
+}
+
 // The recorded transactions of the batch's live payouts (one read, no lock), each payout's
-// inspected by the live adapter. Payouts without recorded transactions (the staging simulator)
-// are inspected under their lock, as the simulator calls nothing.
+// inspected by the live adapter, and a stale one replaced. Payouts without recorded transactions
+// (the staging simulator) are inspected under their lock, as the simulator calls nothing.
 Inspections inspect_live(infra::runtime::WorkerContext& context,
                          const infra::chain::ChainAdapters& adapters,
                          const infra::runtime::Batch& batch) {
@@ -37,8 +67,8 @@ Inspections inspect_live(infra::runtime::WorkerContext& context,
   }
   if (ids.empty()) return inspections;
   using Transactions = std::map<std::string, std::vector<model::SignedTransfer>>;
-  auto recorded = context.pool.autocommit(
-      [&](pqxx::nontransaction& tx) -> model::Result<Transactions> {
+  auto recorded =
+      context.pool.autocommit([&](pqxx::nontransaction& tx) -> model::Result<Transactions> {
         Transactions found;
         for (const auto& id : ids) {
           for (auto& row : evm_transactions::of_payout(tx, id)) {
@@ -49,7 +79,11 @@ Inspections inspect_live(infra::runtime::WorkerContext& context,
       });
   if (!recorded.ok()) return inspections;  // each payout is then retried under its lock
   for (const auto& [id, transactions] : *recorded) {
-    inspections.emplace(id, live->inspect(transactions.front().network, transactions));
+    auto inspection = live->inspect(transactions.front().network, transactions);
+    if (inspection.ok() && !inspection->mined_hash && inspection->stale) {
+      replace_stale(context, *live, id, transactions.back());
+    }
+    inspections.emplace(id, std::move(inspection));
   }
   return inspections;
 }

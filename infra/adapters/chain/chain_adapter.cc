@@ -33,6 +33,11 @@ model::Result<Inspection> SimulatedChainAdapter::inspect(
   return inspection;
 }
 
+model::Result<model::SignedTransfer> SimulatedChainAdapter::replace(const model::SignedTransfer&) {
+  return model::Error::make(model::ErrorCode::internal_error,
+                            "the simulator's transfers are final at once");
+}
+
 bool live_adapter_configured(std::string_view live_adapter_name) {
   return live_adapter_name == "simulated" || live_adapter_name == "evm";
 }

@@ -34,7 +34,8 @@ struct Transfer {
 // rejection; a rejection fails the payout with `failure_reason`.
 struct SendOutcome {
   bool accepted = false;
-  std::string failure_reason;  // when rejected
+  std::string failure_reason;               // when rejected
+  std::optional<std::uint64_t> head_block;  // the node's head when it took it (EVM)
 };
 
 // What the chain says of the transactions of one nonce.
@@ -44,6 +45,9 @@ struct Inspection {
   std::uint64_t block_number = 0;
   std::string block_hash;
   bool final = false;  // mined with the network's confirmations
+  // None mined, and the latest was taken by a node the network's replace_after_blocks or more
+  // blocks ago: it is to be replaced at the same nonce with higher fees (replace()).
+  bool stale = false;
 };
 
 class ChainAdapter {
@@ -65,6 +69,10 @@ class ChainAdapter {
   // accepted.
   virtual model::Result<SendOutcome> send(const Transfer& transfer,
                                           const model::SignedTransfer& signed_transfer) = 0;
+  // A replacement of `latest` (same nonce, same transfer) with fees raised by at least 10 % on
+  // both (geth's rule; nodes refuse less) and at least what prepare() read, within the network's
+  // caps: an error when the caps leave no room (provider_unavailable). Local and fast.
+  virtual model::Result<model::SignedTransfer> replace(const model::SignedTransfer& latest) = 0;
   // What the chain says of a nonce's transactions (the first and its replacements). One the node
   // no longer knows (dropped, undone by a reorg) is sent again: its recorded bytes.
   virtual model::Result<Inspection> inspect(
@@ -85,6 +93,8 @@ class SimulatedChainAdapter : public ChainAdapter {
                                   const model::SignedTransfer& signed_transfer) override;
   model::Result<Inspection> inspect(
       std::string_view network, const std::vector<model::SignedTransfer>& transactions) override;
+  // Never stale: nothing to replace.
+  model::Result<model::SignedTransfer> replace(const model::SignedTransfer& latest) override;
 };
 
 // Names accepted by PAYRAIL_CHAIN_ADAPTER for live mode: "" (none), "simulated" (staging only:

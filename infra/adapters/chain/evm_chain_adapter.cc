@@ -35,6 +35,29 @@ model::Result<evm::U256> base_units(const EvmNetwork& config, const Transfer& tr
   return evm::abi::to_base_units(transfer.amount, token->second.decimals);
 }
 
+// `old` raised by geth's rule for a replacement (both fees at least 10 % higher: old * 11 / 10,
+// plus one for the rounding), and at least `prepared` (what the node suggests now). The priority
+// fee never exceeds the max fee. nullopt on an overflow.
+std::optional<evm::Fees> raised(const evm::Fees& old, const std::optional<evm::Fees>& prepared) {
+  const auto bump = [](const evm::U256& fee) -> std::optional<evm::U256> {
+    const auto times_eleven = checked_multiply(fee, evm::U256(11));
+    if (!times_eleven) return std::nullopt;
+    std::uint64_t remainder = 0;
+    return checked_add(times_eleven->divide(10, remainder), evm::U256(1));
+  };
+  auto max_fee = bump(old.max_fee_per_gas);
+  auto priority_fee = bump(old.max_priority_fee_per_gas);
+  if (!max_fee || !priority_fee) return std::nullopt;
+  evm::Fees fees{*priority_fee, *max_fee};
+  if (prepared) {
+    fees.max_fee_per_gas = std::max(fees.max_fee_per_gas, prepared->max_fee_per_gas);
+    fees.max_priority_fee_per_gas =
+        std::max(fees.max_priority_fee_per_gas, prepared->max_priority_fee_per_gas);
+  }
+  fees.max_priority_fee_per_gas = std::min(fees.max_priority_fee_per_gas, fees.max_fee_per_gas);
+  return fees;
+}
+
 }  // namespace
 
 model::Result<std::unique_ptr<EvmChainAdapter>> EvmChainAdapter::create(
@@ -147,17 +170,49 @@ model::Result<model::SignedTransfer> EvmChainAdapter::sign(const Transfer& trans
   if (!fees) return unavailable("the fees of " + transfer.network + " are not read yet");
   auto transaction = transaction_of(*found, transfer, *nonce, *fees);
   if (!transaction.ok()) return transaction.error();
-  auto signed_transaction = evm::sign(*transaction, *found->signer);
+  return sign_transaction(*found, *transaction, model::ChainTransactionKind::transfer);
+}
+
+model::Result<model::SignedTransfer> EvmChainAdapter::sign_transaction(
+    const Chain& chain, const evm::Transaction& transaction,
+    model::ChainTransactionKind kind) const {
+  auto signed_transaction = evm::sign(transaction, *chain.signer);
   if (!signed_transaction.ok()) return signed_transaction.error();
   model::SignedTransfer signed_transfer;
-  signed_transfer.network = transfer.network;
+  signed_transfer.network = chain.config.name;
   signed_transfer.sender = signed_transaction->sender.lowercase();
-  signed_transfer.nonce = *nonce;
+  signed_transfer.nonce = transaction.nonce;
+  signed_transfer.kind = kind;
   signed_transfer.raw = evm::to_hex(signed_transaction->raw);
   signed_transfer.hash = evm::to_hex(signed_transaction->hash);
-  signed_transfer.max_fee_per_gas = fees->max_fee_per_gas.to_decimal();
-  signed_transfer.max_priority_fee_per_gas = fees->max_priority_fee_per_gas.to_decimal();
+  signed_transfer.max_fee_per_gas = transaction.fees.max_fee_per_gas.to_decimal();
+  signed_transfer.max_priority_fee_per_gas = transaction.fees.max_priority_fee_per_gas.to_decimal();
   return signed_transfer;
+}
+
+model::Result<model::SignedTransfer> EvmChainAdapter::replace(const model::SignedTransfer& latest) {
+  const auto* found = chain(latest.network);
+  if (found == nullptr || found->signer == nullptr) {
+    return unavailable("no hot wallet on " + latest.network);
+  }
+  const auto raw = evm::from_hex(latest.raw);
+  if (!raw) return Error::make(ErrorCode::internal_error, "a recorded transaction is not hex");
+  auto decoded = evm::decode_signed(*raw);
+  if (!decoded.ok()) return decoded.error();
+  std::optional<evm::Fees> prepared;
+  {
+    const std::lock_guard lock(fees_mutex_);
+    prepared = found->fees;
+  }
+  auto transaction = decoded->transaction;
+  const auto bumped = raised(transaction.fees, prepared);
+  if (!bumped || bumped->max_fee_per_gas > found->config.max_fee_per_gas_cap_wei ||
+      bumped->max_priority_fee_per_gas > found->config.max_priority_fee_per_gas_cap_wei) {
+    return unavailable("the fee caps of " + latest.network + " leave no room to replace " +
+                       latest.hash);
+  }
+  transaction.fees = *bumped;
+  return sign_transaction(*found, transaction, latest.kind);
 }
 
 model::Result<SendOutcome> EvmChainAdapter::send(const Transfer& transfer,
@@ -169,15 +224,21 @@ model::Result<SendOutcome> EvmChainAdapter::send(const Transfer& transfer,
   if (!raw || !hash) {
     return Error::make(ErrorCode::internal_error, "a recorded transaction is not hex");
   }
-  const auto sent = found->node->send_raw_transaction(*raw);
-  if (sent.ok()) return SendOutcome{true, ""};
+  auto& node = *found->node;
+  // Taken: the head now is when the wait for its mining starts (a failed read: at the next send).
+  const auto taken = [&]() {
+    const auto head = node.block_number();
+    return SendOutcome{true, "", head.ok() ? std::optional<std::uint64_t>(*head) : std::nullopt};
+  };
+  const auto sent = node.send_raw_transaction(*raw);
+  if (sent.ok()) return taken();
   const auto& error = sent.error();
   const auto rejection = error.rejection();
-  if (rejection == evm::Rejection::already_known) return SendOutcome{true, ""};
+  if (rejection == evm::Rejection::already_known) return taken();
   if (rejection == evm::Rejection::nonce_too_low) {
     // Sent before (a retry after a crash or a lost answer): our own transaction took the nonce.
-    const auto known = found->node->transaction_by_hash(*hash);
-    if (known.ok() && known->has_value()) return SendOutcome{true, ""};
+    const auto known = node.transaction_by_hash(*hash);
+    if (known.ok() && known->has_value()) return taken();
   }
   // Never a rejection: the nonce is allocated, and a payout failed while its nonce is unused
   // would leave a gap behind it. Retried (a dependency failure) until the node takes it.
@@ -210,20 +271,30 @@ model::Result<Inspection> EvmChainAdapter::inspect(
         *head - mined.block_number + 1 >= static_cast<std::uint64_t>(found->config.confirmations);
     return inspection;
   }
-  // None mined: one the node no longer knows (a restart, a reorg) is sent again, as recorded.
+  // None mined: stale once the latest was taken replace_after_blocks blocks ago or more.
+  // (A replacement not taken by a node yet counts from the one it replaces.)
+  std::optional<std::uint64_t> sent_block;
   for (const auto& transaction : transactions) {
-    const auto hash = evm::hash_from_hex(transaction.hash);
-    const auto raw = evm::from_hex(transaction.raw);
-    if (!hash || !raw || raw->empty()) continue;
-    auto known = node.transaction_by_hash(*hash);
-    if (known.ok() && !known->has_value()) {
-      const auto resent = node.send_raw_transaction(*raw);
-      if (!resent.ok()) {
-        log::warn("chain.resend_refused", {{"network", std::string(network)},
-                                           {"hash", transaction.hash},
-                                           {"error", resent.error().message}});
-      }
-    }
+    if (transaction.sent_block) sent_block = transaction.sent_block;
+  }
+  if (sent_block) {
+    auto head = node.block_number();
+    if (!head.ok()) return evm::to_model_error(head.error());
+    inspection.stale =
+        *head >= *sent_block + static_cast<std::uint64_t>(found->config.replace_after_blocks);
+  }
+  // The latest is sent again as recorded (an earlier one was replaced by it): a node that lost it
+  // (a restart, a reorg that undid its block) takes it again; one that has it says so.
+  if (transactions.empty()) return inspection;
+  const auto& latest = transactions.back();
+  const auto raw = evm::from_hex(latest.raw);
+  if (!raw || raw->empty()) return inspection;
+  const auto resent = node.send_raw_transaction(*raw);
+  if (!resent.ok() && resent.error().rejection() != evm::Rejection::already_known &&
+      resent.error().rejection() != evm::Rejection::nonce_too_low) {
+    log::warn("chain.resend_refused", {{"network", std::string(network)},
+                                       {"hash", latest.hash},
+                                       {"error", resent.error().message}});
   }
   return inspection;
 }

@@ -41,6 +41,7 @@ class EvmChainAdapter final : public ChainAdapter {
                                   const model::SignedTransfer& signed_transfer) override;
   model::Result<Inspection> inspect(
       std::string_view network, const std::vector<model::SignedTransfer>& transactions) override;
+  model::Result<model::SignedTransfer> replace(const model::SignedTransfer& latest) override;
 
  private:
   struct Chain {
@@ -52,6 +53,9 @@ class EvmChainAdapter final : public ChainAdapter {
   EvmChainAdapter() = default;
   Chain* chain(std::string_view network);
   const Chain* chain(std::string_view network) const;
+  model::Result<model::SignedTransfer> sign_transaction(const Chain& chain,
+                                                        const evm::Transaction& transaction,
+                                                        model::ChainTransactionKind kind) const;
   model::Result<evm::Transaction> transaction_of(const Chain& chain, const Transfer& transfer,
                                                  std::uint64_t nonce, const evm::Fees& fees) const;
 

@@ -46,14 +46,15 @@ constexpr pg::Statement kRecord{
 
 constexpr sql::Text kColumns =
     "network, sender, nonce, kind, raw, hash, max_fee_per_gas::text AS max_fee_per_gas, "
-    "max_priority_fee_per_gas::text AS max_priority_fee_per_gas, state, block_number, block_hash";
+    "max_priority_fee_per_gas::text AS max_priority_fee_per_gas, state, block_number, block_hash, "
+    "sent_block";
 constexpr auto kOfPayoutSql =
     sql::concat("SELECT ", kColumns, " FROM evm_transactions WHERE payout_id = $1 ORDER BY id");
 constexpr pg::Statement kOfPayout{"evm_transactions_of_payout", kOfPayoutSql.c_str()};
 constexpr pg::Statement kMarkSent{
     "evm_transactions_mark_sent",
-    "UPDATE evm_transactions SET state = 'sent', broadcast_at = coalesce(broadcast_at, now()) "
-    "WHERE payout_id = $1 AND state = 'signed'"};
+    "UPDATE evm_transactions SET state = 'sent', broadcast_at = coalesce(broadcast_at, now()), "
+    "sent_block = coalesce(sent_block, $2) WHERE hash = $1 AND state = 'signed'"};
 // Another row of the nonce already mined is returned (and nothing written): the invariant.
 constexpr pg::Statement kMarkMined{"evm_transactions_mark_mined", R"sql(
 WITH mine AS (SELECT network, sender, nonce FROM evm_transactions WHERE hash = $1),
@@ -99,6 +100,9 @@ Recorded read(const pqxx::row& row) {
     recorded.block_number = row[at("block_number")].as<std::uint64_t>();
   }
   recorded.block_hash = optional_text(row[at("block_hash")]);
+  if (!row[at("sent_block")].is_null()) {
+    signed_transfer.sent_block = row[at("sent_block")].as<std::uint64_t>();
+  }
   return recorded;
 }
 
@@ -158,8 +162,10 @@ std::vector<Recorded> of_payout(pqxx::transaction_base& tx, const std::string& p
   return found;
 }
 
-void mark_sent(pqxx::work& tx, const std::string& payout_id) {
-  (void)pg::exec(tx, kMarkSent, payout_id);
+void mark_sent(pqxx::work& tx, const std::string& hash, std::optional<std::uint64_t> head_block) {
+  const auto head =
+      head_block ? std::optional<long long>(static_cast<long long>(*head_block)) : std::nullopt;
+  (void)pg::exec(tx, kMarkSent, hash, head);
 }
 
 void mark_mined(pqxx::work& tx, const std::string& hash, bool succeeded, std::uint64_t block_number,

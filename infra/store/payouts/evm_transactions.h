@@ -51,8 +51,8 @@ struct Recorded {
 // The payout's transactions, oldest first (empty for a payout without a nonce).
 std::vector<Recorded> of_payout(pqxx::transaction_base& tx, const std::string& payout_id);
 
-// The payout's transactions sent (signed -> sent, the first send's time kept).
-void mark_sent(pqxx::work& tx, const std::string& payout_id);
+// A node took the transaction (signed -> sent, the first send's time and head block kept).
+void mark_sent(pqxx::work& tx, const std::string& hash, std::optional<std::uint64_t> head_block);
 // The chain mined `hash` (succeeded or reverted) in that block. Another transaction of the same
 // nonce recorded as mined stops the process (model::invariant).
 void mark_mined(pqxx::work& tx, const std::string& hash, bool succeeded, std::uint64_t block_number,

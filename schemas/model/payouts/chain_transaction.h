@@ -28,6 +28,7 @@ struct SignedTransfer {
   std::string hash;  // the transaction's hash as the chain names it
   std::string max_fee_per_gas = "0";           // wei, decimal text
   std::string max_priority_fee_per_gas = "0";  // wei, decimal text
+  std::optional<std::uint64_t> sent_block;     // the node's head when a node first took it
 };
 
 }  // namespace payrail::model
