@@ -21,6 +21,7 @@
 #include "infra/plumbing/pg/pool.h"
 #include "infra/store/money/ledger.h"
 #include "tests/support/anvil.h"
+#include "tests/support/metrics.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
 
@@ -120,10 +121,11 @@ class EvmPayouts : public ::testing::Test {
   }
   static std::string network_json(const std::string& name, std::uint64_t chain_id,
                                   const std::string& tokens, int confirmations = 1,
-                                  int replace_after_blocks = 20) {
+                                  int replace_after_blocks = 20, int funding_wait_max_s = 3600) {
     return "\"" + name + "\":{\"chain_id\":" + std::to_string(chain_id) + ",\"rpc_urls\":[\"" +
            anvil_->url() + "\"],\"confirmations\":" + std::to_string(confirmations) +
            ",\"replace_after_blocks\":" + std::to_string(replace_after_blocks) +
+           ",\"funding_wait_max_s\":" + std::to_string(funding_wait_max_s) +
            ",\"max_fee_per_gas_cap_wei\":\"500000000000\","
            "\"max_priority_fee_per_gas_cap_wei\":\"50000000000\",\"tokens\":{" +
            tokens + "}}";
@@ -144,7 +146,8 @@ class EvmPayouts : public ::testing::Test {
                    token_json("USDC", *usdc_polygon_) + "," + token_json("USDT", *usdt_coarse_)) +
                "," + network_json("bsc", chain_id, token_json("USDC", *usdc_bsc_)) + "," +
                network_json("base", chain_id, token_json("USDC", *usdc_polygon_), 3) + "," +
-               network_json("arbitrum", chain_id, token_json("USDC", *usdc_polygon_), 1, 2) + "}";
+               network_json("arbitrum", chain_id, token_json("USDC", *usdc_polygon_), 1, 2, 3) +
+               "}";
     return path;
   }
   // With the CLI, importing the test's key from a file (the key never is an argument).
@@ -338,21 +341,41 @@ TEST_F(EvmPayouts, TronAndSolanaAreProviderUnavailableBeforeAnyHold) {
   EXPECT_EQ(live_balance("USDT"), usdt_before);
 }
 
-// The hot wallet holds no USDT (2 decimals here): the transfer is mined and reverts.
+// The funding check reads what the wallet holds on chain, without counting transfers not mined
+// yet: with mining paused, two payouts of 1.5 USDT each pass it against a wallet of 2, both are
+// sent, and the second reverts when mined. It fails, is refunded once, its nonce is consumed by
+// the reverted transaction, and the next payout takes the next nonce (none stuck).
 TEST_F(EvmPayouts, ARevertedTransferFailsRefundsOnceAndTheNextPayoutIsMined) {
   fund_live("USDT", "5");
+  mint(*usdt_coarse_, "polygon", "2");
   const auto usdt_before = live_balance("USDT");
-  const auto [id, status] = pay("1.5", "USDT", "polygon", random_evm_address());
-  ASSERT_EQ(status, "failed");
-  EXPECT_EQ(payout_field(id, "failure_reason").rfind("transfer_reverted: ", 0), 0u)
-      << payout_field(id, "failure_reason");
-  EXPECT_EQ(live_balance("USDT"), usdt_before);  // refunded, once
-  EXPECT_EQ(event_count(stack_->database(), id, "payout.failed"), 1);
+  anvil_->set_automine(false);
+  const auto sent = [&](const std::string& id) {
+    return wait_for_scalar(
+        "SELECT count(*) FROM evm_transactions WHERE payout_id = '" + id + "' AND state = 'sent'",
+        "1");
+  };
+  const auto first =
+      created_id(create_live(payout_body("1.5", "USDT", "polygon", random_evm_address())));
+  const bool first_sent = !first.empty() && sent(first) == "1";
+  const auto second =
+      created_id(create_live(payout_body("1.5", "USDT", "polygon", random_evm_address())));
+  const bool second_sent = !second.empty() && sent(second) == "1";
+  anvil_->mine(1);
+  anvil_->set_automine(true);
+  ASSERT_TRUE(first_sent && second_sent);
+  EXPECT_EQ(wait_for_status(stack_->http(), *live_key_, first, {"completed", "failed"}),
+            "completed");
+  ASSERT_EQ(wait_for_status(stack_->http(), *live_key_, second, {"completed", "failed"}), "failed");
+  EXPECT_EQ(payout_field(second, "failure_reason").rfind("transfer_reverted: ", 0), 0u)
+      << payout_field(second, "failure_reason");
+  // 1.5 paid, 1.5 refunded once.
+  EXPECT_EQ(event_count(stack_->database(), second, "payout.failed"), 1);
   EXPECT_EQ(stack_->database().scalar("SELECT state FROM evm_transactions WHERE payout_id = '" +
-                                      id + "'"),
+                                      second + "'"),
             "reverted");
   const auto nonce = stack_->database().scalar(
-      "SELECT nonce FROM evm_transactions WHERE payout_id = '" + id + "'");
+      "SELECT nonce FROM evm_transactions WHERE payout_id = '" + second + "'");
   const auto recipient = random_evm_address();
   const auto [next_id, next_status] = pay("2", "USDC", "polygon", recipient);
   ASSERT_EQ(next_status, "completed");  // no stuck nonce behind the reverted one
@@ -363,6 +386,9 @@ TEST_F(EvmPayouts, ARevertedTransferFailsRefundsOnceAndTheNextPayoutIsMined) {
                 .value()
                 .to_decimal(),
             "2000000");
+  const auto usdt_after = live_balance("USDT");  // "available/held": 1.5 paid, 1.5 given back
+  EXPECT_EQ(usdt_after.substr(usdt_after.find('/')), "/0");
+  EXPECT_NE(usdt_after, usdt_before);
 }
 
 TEST_F(EvmPayouts, AnAmountTheTokensDecimalsCannotCarryIsRefusedBeforeAnyHold) {
@@ -451,6 +477,68 @@ TEST_F(EvmPayouts, ATransferNotMinedIsReplacedAtItsNonceAndPaysOnce) {
                                       "evm_transactions WHERE payout_id = '" +
                                       id + "'"),
             "sent,mined");
+}
+
+// base's wallet holds 1000 USDC, less what earlier tests paid: a payout of 999 is not signed
+// (no nonce taken), waits, counted in the metric, and goes once the wallet is funded.
+TEST_F(EvmPayouts, APayoutTheHotWalletCannotFundWaitsUnsignedAndGoesOnceFunded) {
+  fund_live("USDC", "999");
+  const auto recipient = random_evm_address();
+  const auto nonce_before = node_->transaction_count(wallet("base").address(), kLatest).value();
+  const auto id = created_id(create_live(payout_body("999", "USDC", "base", recipient)));
+  ASSERT_FALSE(id.empty());
+  const auto metrics_url = stack_->metrics_url("execution");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  double awaiting = 0;
+  while (awaiting < 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    awaiting =
+        Scrape::from(metrics_url)
+            .value("payrail_evm_payouts_awaiting_funds", {{"network", "base"}, {"asset", "USDC"}})
+            .value_or(0);
+  }
+  EXPECT_EQ(awaiting, 1);
+  EXPECT_GT(Scrape::from(metrics_url)
+                .value("payrail_evm_hot_wallet_balance", {{"network", "base"}, {"asset", "USDC"}})
+                .value_or(0),
+            900);
+  EXPECT_EQ(stack_->database().scalar(
+                "SELECT count(*) FROM evm_nonce_allocations WHERE payout_id = '" + id + "'"),
+            "0");
+  EXPECT_EQ(node_->transaction_count(wallet("base").address(), kLatest).value(), nonce_before);
+  mint(*usdc_polygon_, "base", "1000");
+  ASSERT_EQ(wait_for_scalar("SELECT count(*) FROM evm_transactions WHERE payout_id = '" + id +
+                                "' AND state = 'sent'",
+                            "1"),
+            "1");
+  anvil_->mine(2);  // base wants 3 confirmations
+  ASSERT_EQ(wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"},
+                            std::chrono::seconds(60)),
+            "completed");
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "999000000");
+}
+
+// arbitrum gives up after 3 s: a payout its wallet (994 USDC) cannot fund fails with its refund,
+// no nonce taken.
+TEST_F(EvmPayouts, APayoutUnfundedPastTheBoundFailsWithItsRefundAndNoNonce) {
+  fund_live("USDC", "999");
+  const auto before = live_balance("USDC");
+  const auto id =
+      created_id(create_live(payout_body("999", "USDC", "arbitrum", random_evm_address())));
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"},
+                            std::chrono::seconds(60)),
+            "failed");
+  EXPECT_EQ(payout_field(id, "failure_reason").rfind("hot_wallet_unfunded: ", 0), 0u)
+      << payout_field(id, "failure_reason");
+  EXPECT_EQ(live_balance("USDC"), before);
+  EXPECT_EQ(event_count(stack_->database(), id, "payout.failed"), 1);
+  EXPECT_EQ(stack_->database().scalar(
+                "SELECT count(*) FROM evm_nonce_allocations WHERE payout_id = '" + id + "'"),
+            "0");
 }
 
 TEST_F(EvmPayouts, TestModeNeverTouchesTheNode) {

@@ -57,6 +57,8 @@ FaultProxy::~FaultProxy() {
 void FaultProxy::set_faults(FaultSettings settings) {
   latency_max_ms_ = static_cast<int>(settings.latency_max.count());
   reset_per_mille_ = settings.reset_per_mille;
+  std::lock_guard lock(settings_mutex_);
+  reset_requests_containing_ = settings.reset_requests_containing;
 }
 
 void FaultProxy::accept_loop() {
@@ -95,7 +97,13 @@ void FaultProxy::pump(int client, int upstream) {
         open = false;
         break;
       }
-      if (static_cast<int>(random() % 1000) < reset_per_mille_) {
+      const bool refused_request = side == 0 && [&] {
+        std::lock_guard lock(settings_mutex_);
+        return !reset_requests_containing_.empty() &&
+               std::string_view(buffer, static_cast<std::size_t>(count))
+                       .find(reset_requests_containing_) != std::string_view::npos;
+      }();
+      if (refused_request || static_cast<int>(random() % 1000) < reset_per_mille_) {
         ++resets_;
         reset(client);
         reset(upstream);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <list>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace payrail::testing {
@@ -14,6 +15,9 @@ namespace payrail::testing {
 struct FaultSettings {
   std::chrono::milliseconds latency_max{0};
   int reset_per_mille = 0;  // chance, per forwarded chunk, of resetting the connection
+  // A request chunk (client to upstream) containing this text resets the connection instead of
+  // reaching the upstream: one kind of request fails, the others pass (empty: none).
+  std::string reset_requests_containing;
 };
 
 class FaultProxy {
@@ -41,6 +45,8 @@ class FaultProxy {
   std::atomic<int> latency_max_ms_{0};
   std::atomic<int> reset_per_mille_{0};
   std::atomic<int> resets_{0};
+  std::mutex settings_mutex_;
+  std::string reset_requests_containing_;
   std::atomic<int> connections_{0};
   std::thread acceptor_;
   std::mutex threads_mutex_;

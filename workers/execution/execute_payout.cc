@@ -1,5 +1,7 @@
 #include "workers/execution/execute_payout.h"
 
+#include <map>
+
 #include "infra/plumbing/log/log.h"
 #include "infra/store/outbox/outbox.h"
 #include "infra/store/payouts/broadcasts.h"
@@ -37,10 +39,15 @@ infra::chain::Transfer transfer_of(const payouts::PayoutRow& payout, const std::
   return {reference, resource.network, resource.currency, resource.amount, resource.address};
 }
 
+// What the funding check decided for the batch's live payouts without a nonce, by payout id
+// (absent: funded, or not checked).
+using Fundings = std::map<std::string, infra::chain::Funding>;
+
 // The transaction to send, inside the transaction that holds the payout's lock: the one recorded
 // before (any retry re-sends those bytes), else, for an adapter whose transactions carry a nonce,
 // a new one signed at the sender's next nonce and recorded with it before any send.
-void attach_signed(pqxx::work& tx, const infra::chain::ChainAdapters& adapters, Pending& pending) {
+void attach_signed(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
+                   const Fundings& fundings, Pending& pending) {
   if (pending.broadcast.outcome) return;  // the outcome is recorded: nothing is sent again
   auto* adapter = adapters.for_mode(pending.payout.resource.mode);
   if (adapter == nullptr) {
@@ -55,6 +62,12 @@ void attach_signed(pqxx::work& tx, const infra::chain::ChainAdapters& adapters, 
     const auto& payout_id = pending.payout.resource.id;
     auto recorded = evm_transactions::of_payout(tx, payout_id);
     if (!recorded.empty()) return recorded.back().signed_transfer;  // the latest replacement
+    if (const auto funding = fundings.find(payout_id); funding != fundings.end()) {
+      // No nonce for a transfer the hot wallet cannot fund: it would hold up every later one.
+      return model::Error::make(model::ErrorCode::provider_unavailable,
+                                "the hot wallet of " + transfer.network +
+                                    " cannot fund this payout yet: waiting for funds");
+    }
     const auto nonce = evm_transactions::lock_next_nonce(tx, transfer.network, *sender);
     if (!nonce) {
       return model::Error::make(model::ErrorCode::provider_unavailable,
@@ -71,14 +84,40 @@ void attach_signed(pqxx::work& tx, const infra::chain::ChainAdapters& adapters, 
   }
 }
 
+// A live payout the hot wallet could not fund within the network's bound fails with its refund.
+// It has no nonce (the check read none, and only this worker allocates one, under this lock).
+bool give_up_funding(pqxx::work& tx, const Fundings& fundings, const payouts::PayoutRow& payout) {
+  const auto funding = fundings.find(payout.resource.id);
+  if (funding == fundings.end() || funding->second != infra::chain::Funding::given_up) return false;
+  if (!evm_transactions::of_payout(tx, payout.resource.id).empty()) return false;
+  const std::string reason = "hot_wallet_unfunded: the hot wallet of " + payout.resource.network +
+                             " could not fund this payout within the configured bound";
+  std::optional<payouts::PayoutRow> failed;
+  if (payout.status == PayoutStatus::approved) {
+    failed = payouts::transition(
+        tx, payout, {model::PayoutTrigger::execute, model::PayoutTrigger::broadcast_failed},
+        {.failure_reason = reason});
+  } else if (payout.status == PayoutStatus::processing) {
+    failed = payouts::transition(tx, payout, model::PayoutTrigger::broadcast_failed,
+                                 {.failure_reason = reason});
+  }
+  if (!failed) return false;
+  infra::log::info("execution.unfunded", {{"payout_id", payout.resource.id}});
+  return true;
+}
+
 // Step 1 (one transaction for the batch): approved -> processing (event payout.processing), the
 // broadcast intent and, with a nonce, the signed transaction, committed before the adapter sends
 // anything. The status decides, not the consumed mark: a message applied before finds the payout
 // past processing, or processing with its broadcast's outcome recorded (then no adapter call, and
 // step 2 writes nothing: see there).
 std::optional<Pending> begin_execution(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
-                                       const topics::Envelope& message) {
+                                       const Fundings& fundings, const topics::Envelope& message) {
   auto payout = payouts::lock(tx, message.resource_id);
+  if (payout && give_up_funding(tx, fundings, *payout)) {
+    infra::store::outbox::mark_consumed(tx, message.message_id);
+    return std::nullopt;
+  }
   std::optional<Pending> pending;
   if (payout && payout->status == PayoutStatus::approved) {
     payout = payouts::transition(tx, *payout, model::PayoutTrigger::execute);
@@ -93,7 +132,7 @@ std::optional<Pending> begin_execution(pqxx::work& tx, const infra::chain::Chain
     infra::store::outbox::mark_consumed(tx, message.message_id);  // cancelled, or finished already
     return std::nullopt;
   }
-  attach_signed(tx, adapters, *pending);
+  attach_signed(tx, adapters, fundings, *pending);
   return pending;
 }
 
@@ -150,6 +189,48 @@ model::Result<Answer> broadcast_once(const infra::chain::ChainAdapters& adapters
                 signed_transfer.nonce.has_value(), sent->head_block};
 }
 
+// Before the batch's first transaction: which of its live payouts without a nonce the hot
+// wallets cannot fund now (their payouts wait: no nonce, no signature), or gave up on. Read
+// without a lock; a payout the read missed is checked again under its lock (the recorded nonce).
+Fundings check_funding(infra::runtime::WorkerContext& context,
+                       const infra::chain::ChainAdapters& adapters,
+                       const infra::runtime::Batch& batch) {
+  Fundings fundings;
+  auto* live = adapters.for_mode(model::Mode::live);
+  if (live == nullptr || live->networks().empty()) return fundings;
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (batch.active(i) && batch.message(i).mode == model::Mode::live) {
+      ids.push_back(batch.message(i).resource_id);
+    }
+  }
+  if (ids.empty()) return fundings;
+  auto awaiting = context.pool.autocommit(
+      [&](pqxx::nontransaction& tx) -> model::Result<std::vector<evm_transactions::AwaitingNonce>> {
+        return evm_transactions::awaiting_nonce(tx, ids);
+      });
+  if (!awaiting.ok() || awaiting->empty()) return fundings;
+  std::vector<infra::chain::FundingNeed> needs;
+  for (const auto& each : *awaiting) {
+    needs.push_back(
+        {{each.payout_id, each.network, each.asset, each.amount, each.address}, each.age_s});
+  }
+  auto checked = live->check_funding(needs);
+  if (!checked.ok()) {
+    infra::log::warn("execution.funding_unknown", {{"error", checked.error().message}});
+    for (const auto& need : needs) {  // not known: none is signed now
+      fundings[need.transfer.reference] = infra::chain::Funding::waiting;
+    }
+    return fundings;
+  }
+  for (std::size_t i = 0; i < needs.size(); ++i) {
+    if ((*checked)[i] != infra::chain::Funding::funded) {
+      fundings[needs[i].transfer.reference] = (*checked)[i];
+    }
+  }
+  return fundings;
+}
+
 // Fees are read before the batch's first transaction, once per network of the live adapter, and
 // only when the batch holds a live payout: test mode never touches a node. A network whose fees
 // cannot be read now leaves its payouts unsigned (retried).
@@ -174,10 +255,11 @@ void prepare_live(const infra::chain::ChainAdapters& adapters, const infra::runt
 void execute_payouts(infra::runtime::WorkerContext& context,
                      const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
   prepare_live(adapters, batch);
+  const auto fundings = check_funding(context, adapters, batch);
   infra::runtime::apply_around_call<Pending, Answer>(
       context, batch,
       [&](pqxx::work& tx, const topics::Envelope& message) {
-        return begin_execution(tx, adapters, message);
+        return begin_execution(tx, adapters, fundings, message);
       },
       [&](const Pending& pending) { return broadcast_once(adapters, pending); }, finish_execution);
 }

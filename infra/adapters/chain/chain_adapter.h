@@ -50,6 +50,16 @@ struct Inspection {
   bool stale = false;
 };
 
+// A transfer the hot wallet must fund before it is signed, and how long its payout has waited.
+struct FundingNeed {
+  Transfer transfer;
+  double waited_s = 0;  // since the payout was created
+};
+// funded: the wallet holds the amount and the gas (after the needs before it); waiting: not yet
+// (the payout waits, retried); given_up: not within the network's funding bound (the payout
+// fails with its refund; no nonce was allocated).
+enum class Funding { funded, waiting, given_up };
+
 class ChainAdapter {
  public:
   virtual ~ChainAdapter() = default;
@@ -59,6 +69,11 @@ class ChainAdapter {
   virtual std::optional<std::string> sender(std::string_view network) const = 0;
   // The networks prepare() reads fees of (none for the simulator).
   virtual std::vector<std::string> networks() const = 0;
+  // Whether each hot wallet can fund `needs` in turn (its token balance and the gas at the
+  // prepared fees), outside any transaction; the wallets' balances and the needs waiting are
+  // published as metrics.
+  virtual model::Result<std::vector<Funding>> check_funding(
+      const std::vector<FundingNeed>& needs) = 0;
   // Reads what signing needs (fees) from the network, outside any transaction.
   virtual model::Status prepare(std::string_view network) = 0;
   // Signs the transfer with the fees prepare() read: local and fast (the caller holds a
@@ -86,6 +101,10 @@ class SimulatedChainAdapter : public ChainAdapter {
  public:
   std::optional<std::string> sender(std::string_view) const override { return std::nullopt; }
   std::vector<std::string> networks() const override { return {}; }
+  model::Result<std::vector<Funding>> check_funding(
+      const std::vector<FundingNeed>& needs) override {
+    return std::vector<Funding>(needs.size(), Funding::funded);
+  }
   model::Status prepare(std::string_view) override { return model::ok_status(); }
   model::Result<model::SignedTransfer> sign(const Transfer& transfer,
                                             std::optional<std::uint64_t> nonce) override;

@@ -3,6 +3,7 @@
 #include "infra/adapters/evm/abi.h"
 #include "infra/adapters/evm/contracts.h"
 #include "infra/plumbing/log/log.h"
+#include "infra/plumbing/metrics/metrics.h"
 
 namespace payrail::infra::chain {
 namespace {
@@ -128,6 +129,71 @@ std::vector<std::string> EvmChainAdapter::networks() const {
   std::vector<std::string> names;
   for (const auto& [name, chain] : chains_) names.push_back(name);
   return names;
+}
+
+model::Result<std::vector<Funding>> EvmChainAdapter::check_funding(
+    const std::vector<FundingNeed>& needs) {
+  std::vector<Funding> answers(needs.size(), Funding::waiting);
+  // What each wallet holds, read once per (network, asset) for this call, then spent in turn.
+  std::map<std::pair<std::string, std::string>, evm::U256> held;
+  std::map<std::pair<std::string, std::string>, long> waiting;
+  const auto holding = [&](Chain& chain, const std::string& asset) -> model::Result<evm::U256*> {
+    const auto key = std::make_pair(chain.config.name, asset);
+    if (auto found = held.find(key); found != held.end()) return &found->second;
+    const auto address = chain.signer->address();
+    auto balance = asset == "ETH"
+                       ? chain.node->balance(address, evm::kLatest)
+                       : chain.node->token_balance(chain.config.tokens.at(asset).contract, address,
+                                                   evm::kLatest);
+    if (!balance.ok()) return evm::to_model_error(balance.error());
+    const int decimals = asset == "ETH" ? 18 : chain.config.tokens.at(asset).decimals;
+    metrics::set_hot_wallet_balance(chain.config.name, asset,
+                                    std::stod(evm::abi::from_base_units(*balance, decimals)));
+    return &held.emplace(key, *balance).first->second;
+  };
+  for (std::size_t i = 0; i < needs.size(); ++i) {
+    const auto& transfer = needs[i].transfer;
+    auto* found = chain(transfer.network);
+    if (found == nullptr || found->signer == nullptr) continue;  // waits for a wallet
+    if (transfer.asset != "ETH" && !found->config.tokens.contains(transfer.asset)) continue;
+    auto amount = base_units(found->config, transfer);
+    if (!amount.ok()) continue;
+    std::optional<evm::Fees> fees;
+    {
+      const std::lock_guard lock(fees_mutex_);
+      fees = found->fees;
+    }
+    const auto gas_limit =
+        transfer.asset == "ETH" ? evm::kNativeTransferGas : found->config.token_transfer_gas;
+    const auto max_fee = fees ? fees->max_fee_per_gas : found->config.max_fee_per_gas_cap_wei;
+    const auto gas = checked_multiply(max_fee, evm::U256(gas_limit));
+    auto token = holding(*found, transfer.asset);
+    if (!token.ok()) return token.error();
+    auto native = holding(*found, "ETH");
+    if (!native.ok()) return native.error();
+    // ETH pays both the amount and the gas from one balance.
+    const auto wei_needed = transfer.asset == "ETH" && gas ? checked_add(*gas, *amount) : gas;
+    const bool enough =
+        wei_needed && **native >= *wei_needed && (transfer.asset == "ETH" || **token >= *amount);
+    if (enough) {
+      **native = *checked_subtract(**native, *wei_needed);
+      if (transfer.asset != "ETH") **token = *checked_subtract(**token, *amount);
+      answers[i] = Funding::funded;
+      continue;
+    }
+    answers[i] = needs[i].waited_s > static_cast<double>(found->config.funding_wait_max_s)
+                     ? Funding::given_up
+                     : Funding::waiting;
+    ++waiting[{transfer.network, transfer.asset}];
+  }
+  for (const auto& [name, chain] : chains_) {
+    for (const auto* asset : {"USDC", "USDT", "ETH"}) {
+      const auto key = std::make_pair(name, std::string(asset));
+      const auto count = waiting.find(key);
+      metrics::set_payouts_awaiting_funds(name, asset, count == waiting.end() ? 0 : count->second);
+    }
+  }
+  return answers;
 }
 
 model::Status EvmChainAdapter::prepare(std::string_view network) {

@@ -34,6 +34,7 @@ class EvmChainAdapter final : public ChainAdapter {
 
   std::optional<std::string> sender(std::string_view network) const override;
   std::vector<std::string> networks() const override;
+  model::Result<std::vector<Funding>> check_funding(const std::vector<FundingNeed>& needs) override;
   model::Status prepare(std::string_view network) override;
   model::Result<model::SignedTransfer> sign(const Transfer& transfer,
                                             std::optional<std::uint64_t> nonce) override;

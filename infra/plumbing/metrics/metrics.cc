@@ -247,6 +247,24 @@ void set_sanctions_list(const std::string& version, long addresses, long names) 
   name_count.Add({}).Set(static_cast<double>(names));
 }
 
+void set_hot_wallet_info(std::string_view network, std::string_view address) {
+  static auto& info =
+      gauge("payrail_evm_hot_wallet_info", "Each network's hot-wallet address; always 1.");
+  info.Add(labels({{"network", network}, {"address", address}})).Set(1);
+}
+
+void set_hot_wallet_balance(std::string_view network, std::string_view asset, double units) {
+  static auto& balance = gauge("payrail_evm_hot_wallet_balance",
+                               "What each network's hot wallet holds, in the asset's units.");
+  balance.Add(labels({{"network", network}, {"asset", asset}})).Set(units);
+}
+
+void set_payouts_awaiting_funds(std::string_view network, std::string_view asset, long payouts) {
+  static auto& awaiting = gauge("payrail_evm_payouts_awaiting_funds",
+                                "Live payouts held back because the hot wallet cannot fund them.");
+  awaiting.Add(labels({{"network", network}, {"asset", asset}})).Set(static_cast<double>(payouts));
+}
+
 void record_webhook_attempt(std::string_view result, double seconds) {
   static auto& attempts =
       counter("payrail_webhook_attempts_total", "Webhook delivery attempts, by result.");

@@ -74,6 +74,15 @@ void record_screening_decision(std::string_view resource, std::string_view decis
 // series is removed), and its address and name counts.
 void set_sanctions_list(const std::string& version, long addresses, long names);
 
+// --- EVM hot wallets (live payouts, docs/evm.md) ----------------------------------------------
+// The network's hot wallet: payrail_evm_hot_wallet_info{network, address} 1 (one address per
+// network: a closed set).
+void set_hot_wallet_info(std::string_view network, std::string_view address);
+// What the hot wallet holds, in the asset's units (ETH: the native coin).
+void set_hot_wallet_balance(std::string_view network, std::string_view asset, double units);
+// Live payouts the execution process holds back because the hot wallet cannot fund them.
+void set_payouts_awaiting_funds(std::string_view network, std::string_view asset, long payouts);
+
 // --- Webhooks -----------------------------------------------------------------------------
 // `result`: succeeded, http_error (an answer that is not 2xx), transport_error (connection, TLS,
 // timeout), refused (the target failed the SSRF rules or the secret cannot be opened),
@@ -88,8 +97,8 @@ PoolMetrics& pool_metrics(std::string_view pool, std::size_t max_connections);
 void record_pool_acquire(PoolMetrics& pool, double wait_seconds, bool timed_out);
 void set_pool_connections(PoolMetrics& pool, std::size_t in_use, std::size_t idle);
 void record_transaction(PoolMetrics& pool, std::string_view outcome);  // committed | ...
-// A group of requests written in one transaction (store::GroupedWrites); `pass` is alone (a group of
-// one), together (no savepoints) or isolated (a savepoint per request, after a refusal).
+// A group of requests written in one transaction (store::GroupedWrites); `pass` is alone (a group
+// of one), together (no savepoints) or isolated (a savepoint per request, after a refusal).
 void record_write_group(std::string_view pool, std::size_t requests, std::string_view pass);
 
 // --- Rate limits --------------------------------------------------------------------------

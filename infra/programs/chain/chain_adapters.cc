@@ -7,6 +7,7 @@
 #include "infra/adapters/chain/evm_chain_adapter.h"
 #include "infra/plumbing/crypto/data_key.h"
 #include "infra/plumbing/log/log.h"
+#include "infra/plumbing/metrics/metrics.h"
 #include "infra/store/payouts/evm_transactions.h"
 
 namespace payrail::infra::programs {
@@ -76,6 +77,7 @@ model::Result<std::unique_ptr<chain::ChainAdapters>> load_chain_adapters(const C
     });
     if (!seeded.ok()) return seeded.error();
     log::info("chain.hot_wallet", {{"network", network}, {"address", *sender}});
+    metrics::set_hot_wallet_info(network, *sender);
   }
   return std::make_unique<chain::ChainAdapters>(config.chain_adapter, std::move(*adapter));
 }

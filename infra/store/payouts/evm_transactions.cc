@@ -4,6 +4,7 @@
 
 #include "infra/plumbing/crypto/crypto.h"
 #include "infra/plumbing/pg/pool.h"
+#include "infra/plumbing/pg/sql_array.h"
 #include "infra/store/sql/sql.h"
 #include "infra/store/sql/text.h"
 #include "schemas/model/common/invariant.h"
@@ -25,6 +26,10 @@ constexpr pg::Statement kSeedNonce{
     "INSERT INTO evm_nonces (network, sender, next_nonce) VALUES ($1, $2, $3) ON CONFLICT "
     "(network, sender) DO UPDATE SET next_nonce = greatest(evm_nonces.next_nonce, "
     "excluded.next_nonce)"};
+constexpr pg::Statement kResetNonce{
+    "evm_nonces_reset",
+    "INSERT INTO evm_nonces (network, sender, next_nonce) VALUES ($1, $2, $3) ON CONFLICT "
+    "(network, sender) DO UPDATE SET next_nonce = excluded.next_nonce"};
 constexpr pg::Statement kLockNextNonce{
     "evm_nonces_lock",
     "SELECT next_nonce FROM evm_nonces WHERE network = $1 AND sender = $2 FOR UPDATE"};
@@ -65,6 +70,16 @@ written AS (
   UPDATE evm_transactions SET state = $2, block_number = $3, block_hash = $4
   WHERE hash = $1 AND NOT EXISTS (SELECT 1 FROM other) RETURNING hash)
 SELECT hash FROM other)sql"};
+
+constexpr sql::Text kAwaitingColumns =
+    "p.id AS payout_id, p.network, p.currency AS asset, p.amount::text AS amount, p.address, "
+    "extract(epoch FROM now() - p.created_at)::float8 AS age_s";
+constexpr auto kAwaitingSql = sql::concat(
+    "SELECT ", kAwaitingColumns,
+    " FROM payouts p WHERE p.id = ANY($1::text[]) AND p.mode = 'live' AND p.status IN "
+    "('approved', 'processing') AND NOT EXISTS (SELECT 1 FROM evm_nonce_allocations a WHERE "
+    "a.payout_id = p.id)");
+constexpr pg::Statement kAwaiting{"evm_transactions_awaiting_nonce", kAwaitingSql.c_str()};
 
 std::string kind_of(const model::SignedTransfer& signed_transfer) {
   return std::string(model::chain_transaction_kind_name(signed_transfer.kind));
@@ -131,6 +146,11 @@ void seed_nonce(pqxx::work& tx, const std::string& network, const std::string& s
   (void)pg::exec(tx, kSeedNonce, network, sender, static_cast<long long>(next_nonce));
 }
 
+void reset_nonce_for_new_chain(pqxx::work& tx, const std::string& network,
+                               const std::string& sender, std::uint64_t next_nonce) {
+  (void)pg::exec(tx, kResetNonce, network, sender, static_cast<long long>(next_nonce));
+}
+
 std::optional<std::uint64_t> lock_next_nonce(pqxx::work& tx, const std::string& network,
                                              const std::string& sender) {
   const auto rows = pg::exec(tx, kLockNextNonce, network, sender);
@@ -159,6 +179,20 @@ void record_replacement(pqxx::work& tx, const std::string& payout_id,
 std::vector<Recorded> of_payout(pqxx::transaction_base& tx, const std::string& payout_id) {
   std::vector<Recorded> found;
   for (const auto& row : pg::exec(tx, kOfPayout, payout_id)) found.push_back(read(row));
+  return found;
+}
+
+std::vector<AwaitingNonce> awaiting_nonce(pqxx::transaction_base& tx,
+                                          const std::vector<std::string>& payout_ids) {
+  constexpr auto at = [](std::string_view name) consteval {
+    return sql::column(kAwaitingColumns, name);
+  };
+  std::vector<AwaitingNonce> found;
+  for (const auto& row : pg::exec(tx, kAwaiting, pg::sql_array(payout_ids))) {
+    found.push_back({row[at("payout_id")].as<std::string>(), row[at("network")].as<std::string>(),
+                     row[at("asset")].as<std::string>(), row[at("amount")].as<std::string>(),
+                     row[at("address")].as<std::string>(), row[at("age_s")].as<double>()});
+  }
   return found;
 }
 

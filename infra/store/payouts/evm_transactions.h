@@ -30,6 +30,10 @@ std::vector<Wallet> wallets(pqxx::transaction_base& tx);
 // used elsewhere moves ours on; one of ours not yet sent keeps it).
 void seed_nonce(pqxx::work& tx, const std::string& network, const std::string& sender,
                 std::uint64_t next_nonce);
+// Sets the sender's next nonce to what a new chain says, whatever it was: ONLY for a local
+// development chain started afresh (payrail evm-local-chain), never a real network.
+void reset_nonce_for_new_chain(pqxx::work& tx, const std::string& network,
+                               const std::string& sender, std::uint64_t next_nonce);
 // Locks the sender's next nonce until the commit; nullopt when the sender was never seeded.
 std::optional<std::uint64_t> lock_next_nonce(pqxx::work& tx, const std::string& network,
                                              const std::string& sender);
@@ -41,6 +45,19 @@ void record_first(pqxx::work& tx, const std::string& payout_id,
 // Another signed transaction of the payout's allocated nonce: a replacement or a nonce filler.
 void record_replacement(pqxx::work& tx, const std::string& payout_id,
                         const model::SignedTransfer& signed_transfer);
+
+// A live payout of `payout_ids` that has no nonce yet (approved, or processing without one), as
+// the hot-wallet funding check needs it, read without a lock.
+struct AwaitingNonce {
+  std::string payout_id;
+  std::string network;
+  std::string asset;
+  std::string amount;
+  std::string address;
+  double age_s = 0;  // since it was created (database time)
+};
+std::vector<AwaitingNonce> awaiting_nonce(pqxx::transaction_base& tx,
+                                          const std::vector<std::string>& payout_ids);
 
 struct Recorded {
   model::SignedTransfer signed_transfer;
