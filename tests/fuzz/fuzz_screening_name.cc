@@ -15,6 +15,7 @@
 #include "schemas/model/screening/name_key.h"
 
 using namespace payrail::model;
+using namespace payrail::infra::sanctions;
 
 namespace {
 

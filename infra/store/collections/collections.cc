@@ -27,7 +27,9 @@ constexpr auto kColumns = sql::concat(
     "received_amount, settled_asset, settled_amount::text AS settled_amount, "
     "settlement_rate::text AS settlement_rate, failure_reason, ",
     sql::timestamp("expires_at"), ", ", sql::timestamp("created_at"), ", event_sequence");
-constexpr auto at = [](std::string_view name) consteval { return sql::column(kColumns, name); };
+constexpr auto at = [](std::string_view name) consteval {
+  return sql::column(kColumns, name);
+};
 
 constexpr auto kLockSql =
     sql::concat("SELECT ", kColumns, " FROM collections WHERE id = $1 FOR UPDATE");
@@ -130,65 +132,35 @@ model::Error refused_cancel(const std::string& why) {
 
 }  // namespace
 
-std::optional<model::CollectionTransition> Lifecycle::find(std::optional<Status> from,
-                                                           Trigger trigger) {
-  return model::find_collection_transition(from, trigger);
-}
-
-std::string_view Lifecycle::status_name(Status status) {
-  return model::collection_status_name(status);
-}
-
-std::string_view Lifecycle::trigger_name(Trigger trigger) {
-  return model::collection_trigger_name(trigger);
-}
-
 const RowLocks& Lifecycle::row_locks() {
   return kRowLocks;
 }
 
 CollectionRow Lifecycle::read(const pqxx::row& row) {
-  CollectionRow collection;
+  auto collection = lifecycle::read_common<Lifecycle, kColumns>(row);
   auto& resource = collection.resource;
-  resource.id = row[at("id")].as<std::string>();
-  collection.org_id = row[at("org_id")].as<std::string>();
-  resource.mode = *model::parse_mode(row[at("mode")].as<std::string>());
-  resource.status = row[at("status")].as<std::string>();
-  collection.status = *model::parse_collection_status(resource.status);
-  resource.amount = row[at("amount")].as<std::string>();
-  resource.currency = row[at("currency")].as<std::string>();
   resource.method = row[at("method")].as<std::string>();
   collection.reference = row[at("reference")].as<std::string>();
   resource.payment_instructions_json = row[at("payment_instructions")].as<std::string>();
   resource.customer_reference = optional_text(row[at("customer_reference")]);
-  resource.metadata_json = optional_text(row[at("metadata")]);
   resource.received_amount = optional_text(row[at("received_amount")]);
   resource.settled_asset = optional_text(row[at("settled_asset")]);
   resource.settled_amount = optional_text(row[at("settled_amount")]);
   resource.exchange_rate = optional_text(row[at("settlement_rate")]);
-  resource.failure_reason = optional_text(row[at("failure_reason")]);
   resource.expires_at = row[at("expires_at")].as<std::string>();
-  resource.created_at = row[at("created_at")].as<std::string>();
-  collection.event_sequence = row[at("event_sequence")].as<int>();
   return collection;
 }
 
-// The row as the transition leaves it, as kApplyChanges writes it.
-CollectionRow Lifecycle::changed(const CollectionRow& current, Status to, int events,
-                                 const Details& details) {
-  auto after = current;
-  after.status = to;
-  after.resource.status = std::string(model::collection_status_name(to));
-  after.event_sequence += events;
+// The resource's own columns as the transition leaves them (lifecycle::changed sets the rest),
+// as kApplyChanges writes them.
+void Lifecycle::apply_details(CollectionRow& after, const Details& details) {
   auto& resource = after.resource;
   if (details.received_amount) resource.received_amount = details.received_amount;
-  if (details.failure_reason) resource.failure_reason = details.failure_reason;
   if (details.settled_amount) {
     resource.settled_asset = "USDC";
     resource.settled_amount = details.settled_amount;
   }
   if (details.settlement_rate) resource.exchange_rate = details.settlement_rate;
-  return after;
 }
 
 DeferredRow Lifecycle::change(const CollectionRow& current, const CollectionRow& after,
@@ -212,13 +184,13 @@ bool Lifecycle::apply_effects(pqxx::work& tx, const CollectionRow& after, const 
   const auto& resource = after.resource;
   if (step.effects.event) {
     const std::string type(*step.effects.event);
-    events::append(tx,
-                   {after.org_id, resource.mode, type, std::string(kType), resource.id,
-                    after.event_sequence},
-                   [&](const std::string& event_id, const std::string& occurred_at) {
-                     return model::collection_event_json(resource, type, event_id, occurred_at,
-                                                         after.event_sequence);
-                   });
+    events::append(
+        tx,
+        {after.org_id, resource.mode, type, std::string(kType), resource.id, after.event_sequence},
+        [&](const std::string& event_id, const std::string& occurred_at) {
+          return model::collection_event_json(resource, type, event_id, occurred_at,
+                                              after.event_sequence);
+        });
   }
   if (step.effects.starts_settlement) {
     outbox::enqueue(tx, topics::kCollectionsReceived, after.org_id, resource.mode, resource.id);
@@ -292,7 +264,8 @@ model::Result<CreateOutcome> create(pqxx::work& tx, const NewCollection& request
     return model::Error::make(model::ErrorCode::internal_error, "An internal error occurred.");
   }
   auto created = Lifecycle::read(*claimed->created);
-  model::invariant(lifecycle::created<Lifecycle>(tx, created), "a collection's creation holds nothing");
+  model::invariant(lifecycle::created<Lifecycle>(tx, created),
+                   "a collection's creation holds nothing");
   return CreateOutcome{std::move(created), std::nullopt};
 }
 
@@ -353,10 +326,9 @@ std::vector<model::UnappliedPayment> unapplied_payments(pqxx::work& tx,
   };
   std::vector<model::UnappliedPayment> payments;
   for (const auto& row : pg::exec(tx, kUnapplied, std::string(collection_id), kUnappliedShownMax)) {
-    payments.push_back({row[column("amount")].as<std::string>(),
-                        row[column("currency")].as<std::string>(),
-                        row[column("recorded_at")].as<std::string>(),
-                        row[column("outcome")].as<std::string>()});
+    payments.push_back(
+        {row[column("amount")].as<std::string>(), row[column("currency")].as<std::string>(),
+         row[column("recorded_at")].as<std::string>(), row[column("outcome")].as<std::string>()});
   }
   return payments;
 }

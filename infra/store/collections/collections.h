@@ -47,12 +47,13 @@ struct Lifecycle {
   using Details = TransitionDetails;
   static constexpr std::string_view kType = "collection";
   static constexpr std::string_view kNoun = "collection";
-  static std::optional<Transition> find(std::optional<Status> from, Trigger trigger);
-  static std::string_view status_name(Status status);
-  static std::string_view trigger_name(Trigger trigger);
+  static constexpr auto& find = model::find_collection_transition;
+  static constexpr auto& status_name = model::collection_status_name;
+  static constexpr auto& trigger_name = model::collection_trigger_name;
+  static constexpr auto& parse_status = model::parse_collection_status;
   static const RowLocks& row_locks();
   static Row read(const pqxx::row& row);
-  static Row changed(const Row& current, Status to, int events, const Details& details);
+  static void apply_details(Row& after, const Details& details);  // its own columns
   static DeferredRow change(const Row& current, const Row& after, const Details& details);
   static bool apply_effects(pqxx::work& tx, const Row& after, const Transition& step,
                             const Details& details);

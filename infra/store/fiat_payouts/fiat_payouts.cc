@@ -26,7 +26,9 @@ constexpr auto kColumns = sql::concat(
     "partner_reference, partner_outcome, ",
     sql::timestamp("estimated_settlement_at"), ", failure_reason, ", sql::timestamp("created_at"),
     ", event_sequence");
-constexpr auto at = [](std::string_view name) consteval { return sql::column(kColumns, name); };
+constexpr auto at = [](std::string_view name) consteval {
+  return sql::column(kColumns, name);
+};
 
 constexpr auto kLockSql =
     sql::concat("SELECT ", kColumns, " FROM fiat_payouts WHERE id = $1 FOR UPDATE");
@@ -102,8 +104,8 @@ constexpr pg::Statement kRecordSend{
 constexpr auto kRemainingColumns = sql::concat(
     "id, greatest(0, ceil(extract(epoch FROM (sent_at + $2 * interval '1 millisecond' - "
     "clock_timestamp())) * 1000))::bigint AS remaining_ms");
-constexpr auto kRemainingDelaySql = sql::concat(
-    "SELECT ", kRemainingColumns, " FROM fiat_payouts WHERE id = ANY($1::text[])");
+constexpr auto kRemainingDelaySql =
+    sql::concat("SELECT ", kRemainingColumns, " FROM fiat_payouts WHERE id = ANY($1::text[])");
 constexpr pg::Statement kRemainingDelay{"fiat_payouts_remaining_delays",
                                         kRemainingDelaySql.c_str()};
 
@@ -113,33 +115,13 @@ std::string mode_text(model::Mode mode) {
 
 }  // namespace
 
-std::optional<model::FiatPayoutTransition> Lifecycle::find(std::optional<Status> from,
-                                                           Trigger trigger) {
-  return model::find_fiat_payout_transition(from, trigger);
-}
-
-std::string_view Lifecycle::status_name(Status status) {
-  return model::fiat_payout_status_name(status);
-}
-
-std::string_view Lifecycle::trigger_name(Trigger trigger) {
-  return model::fiat_payout_trigger_name(trigger);
-}
-
 const RowLocks& Lifecycle::row_locks() {
   return kRowLocks;
 }
 
 FiatPayoutRow Lifecycle::read(const pqxx::row& row) {
-  FiatPayoutRow payout;
+  auto payout = lifecycle::read_common<Lifecycle, kColumns>(row);
   auto& resource = payout.resource;
-  resource.id = row[at("id")].as<std::string>();
-  payout.org_id = row[at("org_id")].as<std::string>();
-  resource.mode = *model::parse_mode(row[at("mode")].as<std::string>());
-  resource.status = row[at("status")].as<std::string>();
-  payout.status = *model::parse_fiat_payout_status(resource.status);
-  resource.amount = row[at("amount")].as<std::string>();
-  resource.currency = row[at("currency")].as<std::string>();
   resource.country = row[at("country")].as<std::string>();
   resource.beneficiary_name = row[at("beneficiary_name")].as<std::string>();
   payout.account_type = row[at("account_type")].as<std::string>();
@@ -148,32 +130,22 @@ FiatPayoutRow Lifecycle::read(const pqxx::row& row) {
   resource.funding = {row[at("usdc_amount")].as<std::string>(), row[at("rate")].as<std::string>(),
                       row[at("rate_as_of")].as<std::string>()};
   payout.amount_usd = row[at("amount_usd")].as<std::string>();
-  resource.metadata_json = optional_text(row[at("metadata")]);
   resource.screening_status = row[at("screening_status")].as<std::string>();
   resource.screening_reasons = parse_text_array(row[at("screening_reasons")]);
   const auto reference = optional_text(row[at("partner_reference")]);
   payout.partner_outcome = optional_text(row[at("partner_outcome")]);
   const auto estimated = optional_text(row[at("estimated_settlement_at")]);
   if (reference && estimated) resource.tracking = model::FiatTracking{*reference, *estimated};
-  resource.failure_reason = optional_text(row[at("failure_reason")]);
-  resource.created_at = row[at("created_at")].as<std::string>();
-  payout.event_sequence = row[at("event_sequence")].as<int>();
   return payout;
 }
 
-// The row as the transition leaves it, as kApplyChanges writes it.
-FiatPayoutRow Lifecycle::changed(const FiatPayoutRow& current, Status to, int events,
-                                 const Details& details) {
-  auto after = current;
-  after.status = to;
-  after.resource.status = std::string(model::fiat_payout_status_name(to));
-  after.event_sequence += events;
+// The resource's own columns as the transition leaves them (lifecycle::changed sets the rest),
+// as kApplyChanges writes them.
+void Lifecycle::apply_details(FiatPayoutRow& after, const Details& details) {
   if (const auto& screening = details.screening) {
     after.resource.screening_status = screening->blocked ? "blocked" : "clear";
     after.resource.screening_reasons = screening->reasons;
   }
-  if (details.failure_reason) after.resource.failure_reason = details.failure_reason;
-  return after;
 }
 
 DeferredRow Lifecycle::change(const FiatPayoutRow& current, const FiatPayoutRow& after,
@@ -198,15 +170,16 @@ bool Lifecycle::apply_effects(pqxx::work& tx, const FiatPayoutRow& after, const 
   const auto& resource = after.resource;
   if (step.effects.event) {
     const std::string type(*step.effects.event);
-    events::append(tx,
-                   {after.org_id, resource.mode, type, std::string(kType), resource.id,
-                    after.event_sequence},
-                   [&](const std::string& event_id, const std::string& occurred_at) {
-                     return model::fiat_payout_event_json(resource, type, event_id, occurred_at,
-                                                          after.event_sequence);
-                   });
+    events::append(
+        tx,
+        {after.org_id, resource.mode, type, std::string(kType), resource.id, after.event_sequence},
+        [&](const std::string& event_id, const std::string& occurred_at) {
+          return model::fiat_payout_event_json(resource, type, event_id, occurred_at,
+                                               after.event_sequence);
+        });
   }
-  if (const auto movement = ledger::movement_of(step.effects.money, ledger::Movement::settle_fiat)) {
+  if (const auto movement =
+          ledger::movement_of(step.effects.money, ledger::Movement::settle_fiat)) {
     const auto applied = ledger::apply(tx, after.org_id, resource.mode, kFundingAsset, *movement,
                                        resource.id, resource.funding.usdc_amount);
     if (applied == ledger::Applied::insufficient_balance) return false;
@@ -218,8 +191,9 @@ bool Lifecycle::apply_effects(pqxx::work& tx, const FiatPayoutRow& after, const 
 }
 
 model::Error Lifecycle::cancel_refused(const FiatPayoutRow& row) {
-  return model::Error::make(model::ErrorCode::payout_not_cancelable,
-                            "A fiat payout that is " + row.resource.status + " cannot be cancelled.");
+  return model::Error::make(
+      model::ErrorCode::payout_not_cancelable,
+      "A fiat payout that is " + row.resource.status + " cannot be cancelled.");
 }
 
 void Lifecycle::approved(pqxx::work& tx, const FiatPayoutRow& row) {
@@ -247,18 +221,16 @@ std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& cur
 }
 
 GroupedWrites::Ahead create_ahead(const NewFiatPayout& request) {
-  return claimed_create::request(kCreate, request.scope, request.endpoint, request.request_hash,
-                                 request.id, request.amount, request.currency, request.country,
-                                 request.beneficiary_name, request.account_type,
-                                 crypto::hex_encode(request.account_sealed),
-                                 request.account_masked_json, request.usdc_amount, request.rate,
-                                 request.rate_as_of, request.amount_usd, request.metadata_json);
+  return claimed_create::request(
+      kCreate, request.scope, request.endpoint, request.request_hash, request.id, request.amount,
+      request.currency, request.country, request.beneficiary_name, request.account_type,
+      crypto::hex_encode(request.account_sealed), request.account_masked_json, request.usdc_amount,
+      request.rate, request.rate_as_of, request.amount_usd, request.metadata_json);
 }
 
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewFiatPayout& request) {
   const auto& scope = request.scope;
-  auto claimed =
-      claimed_create::run(tx, create_ahead(request), scope, sql::column_count(kColumns));
+  auto claimed = claimed_create::run(tx, create_ahead(request), scope, sql::column_count(kColumns));
   if (!claimed.ok()) return claimed.error();
   if (claimed->existing) return CreateOutcome{std::nullopt, std::move(claimed->existing)};
   const auto& limits = claimed->limits;
@@ -309,8 +281,8 @@ model::Result<FiatPayoutRow> approve(pg::Pool& pool, std::string_view org_id, st
 
 model::Result<FiatPayoutRow> reject(pg::Pool& pool, std::string_view org_id, std::string_view id,
                                     std::string_view member_subject) {
-  return lifecycle::decide<Lifecycle>(pool, org_id, id, member_subject,
-                                      lifecycle::Decision::reject, organizations::hold_standing);
+  return lifecycle::decide<Lifecycle>(pool, org_id, id, member_subject, lifecycle::Decision::reject,
+                                      organizations::hold_standing);
 }
 
 std::optional<FiatPayoutRow> find(pqxx::transaction_base& tx, std::string_view org_id,
@@ -331,7 +303,8 @@ model::Result<std::optional<FiatPayoutRow>> find(pg::Pool& pool, std::string_vie
 std::vector<FiatPayoutRow> find_many(pqxx::transaction_base& tx,
                                      const std::vector<std::string>& ids) {
   std::vector<FiatPayoutRow> rows;
-  for (const auto& row : pg::exec(tx, kFindMany, pg::sql_array(ids))) rows.push_back(Lifecycle::read(row));
+  for (const auto& row : pg::exec(tx, kFindMany, pg::sql_array(ids)))
+    rows.push_back(Lifecycle::read(row));
   return rows;
 }
 

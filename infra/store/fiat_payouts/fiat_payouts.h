@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "infra/store/creates/grouped_writes.h"
 #include "infra/plumbing/pg/pool.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/store/creates/idempotency.h"
 #include "infra/store/payouts/payouts.h"
 #include "infra/store/sql/listing.h"
@@ -53,12 +53,13 @@ struct Lifecycle {
   using Details = TransitionDetails;
   static constexpr std::string_view kType = "fiat_payout";
   static constexpr std::string_view kNoun = "fiat payout";
-  static std::optional<Transition> find(std::optional<Status> from, Trigger trigger);
-  static std::string_view status_name(Status status);
-  static std::string_view trigger_name(Trigger trigger);
+  static constexpr auto& find = model::find_fiat_payout_transition;
+  static constexpr auto& status_name = model::fiat_payout_status_name;
+  static constexpr auto& trigger_name = model::fiat_payout_trigger_name;
+  static constexpr auto& parse_status = model::parse_fiat_payout_status;
   static const RowLocks& row_locks();
   static Row read(const pqxx::row& row);
-  static Row changed(const Row& current, Status to, int events, const Details& details);
+  static void apply_details(Row& after, const Details& details);  // its own columns
   static DeferredRow change(const Row& current, const Row& after, const Details& details);
   static bool apply_effects(pqxx::work& tx, const Row& after, const Transition& step,
                             const Details& details);
@@ -79,7 +80,8 @@ void lock_all(pqxx::work& tx, const std::vector<std::string>& ids);
 // as they leave it, or nullopt (and no change) when the table forbids one of them.
 [[nodiscard]] std::optional<FiatPayoutRow> transition(
     pqxx::work& tx, const FiatPayoutRow& current,
-    std::initializer_list<model::FiatPayoutTrigger> triggers, const TransitionDetails& details = {});
+    std::initializer_list<model::FiatPayoutTrigger> triggers,
+    const TransitionDetails& details = {});
 [[nodiscard]] std::optional<FiatPayoutRow> transition(pqxx::work& tx, const FiatPayoutRow& current,
                                                       model::FiatPayoutTrigger trigger,
                                                       const TransitionDetails& details = {});

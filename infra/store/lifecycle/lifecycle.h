@@ -11,11 +11,10 @@
 //                                                      // org_id, status, event_sequence
 //   static constexpr std::string_view kType;           // "payout": the log's resource_type
 //   static constexpr std::string_view kNoun;           // "payout": "No such payout."
-//   static std::optional<Transition> find(std::optional<Status>, Trigger);  // the table
-//   static std::string_view status_name(Status), trigger_name(Trigger);
+//   static constexpr auto& find, status_name, trigger_name, parse_status;  // the model's table
 //   static const RowLocks& row_locks();                // lock statements, the deferred change
-//   static Row read(const pqxx::row&);                 // the mapper, by name
-//   static Row changed(const Row& current, Status to, int events, const Details&);
+//   static Row read(const pqxx::row&);                 // the mapper, by name (read_common)
+//   static void apply_details(Row& after, const Details&);  // its own columns (changed())
 //   static DeferredRow change(const Row& current, const Row& after, const Details&);
 //   static bool apply_effects(pqxx::work&, const Row& after, const Transition&, const Details&);
 //                                                      // false: a hold found the balance short
@@ -43,11 +42,51 @@
 #include "infra/store/lifecycle/resource_transitions.h"
 #include "infra/store/sql/deferred_writes.h"
 #include "infra/store/sql/row_locks.h"
+#include "infra/store/sql/sql.h"
+#include "infra/store/sql/text.h"
 #include "schemas/model/common/invariant.h"
 #include "schemas/model/common/lifecycle.h"
+#include "schemas/model/common/mode.h"
 #include "schemas/model/common/result.h"
 
 namespace payrail::infra::store::lifecycle {
+
+// The row as a transition leaves it, as the deferred change writes it: the status, the events'
+// sequence and a failure reason here, the resource's own columns through L::apply_details.
+template <class L>
+typename L::Row changed(const typename L::Row& current, typename L::Status to, int events,
+                        const typename L::Details& details) {
+  auto after = current;
+  after.status = to;
+  after.resource.status = std::string(L::status_name(to));
+  after.event_sequence += events;
+  if (details.failure_reason) after.resource.failure_reason = details.failure_reason;
+  L::apply_details(after, details);
+  return after;
+}
+
+// The columns every resource with a lifecycle has, read by name from a row of `kColumns` (the
+// table's column list): the rest of the mapper reads the resource's own columns.
+template <class L, const auto& kColumns>
+typename L::Row read_common(const pqxx::row& row) {
+  typename L::Row out;
+  auto& resource = out.resource;
+  resource.id = row[sql::column(kColumns, "id")].template as<std::string>();
+  out.org_id = row[sql::column(kColumns, "org_id")].template as<std::string>();
+  const auto mode = row[sql::column(kColumns, "mode")].template as<std::string>();
+  resource.mode = *model::parse_mode(mode);
+  resource.status = row[sql::column(kColumns, "status")].template as<std::string>();
+  const auto status = L::parse_status(resource.status);
+  model::invariant(status.has_value(), "a stored status is one of the resource's statuses");
+  out.status = *status;
+  resource.amount = row[sql::column(kColumns, "amount")].template as<std::string>();
+  resource.currency = row[sql::column(kColumns, "currency")].template as<std::string>();
+  resource.metadata_json = optional_text(row[sql::column(kColumns, "metadata")]);
+  resource.failure_reason = optional_text(row[sql::column(kColumns, "failure_reason")]);
+  resource.created_at = row[sql::column(kColumns, "created_at")].template as<std::string>();
+  out.event_sequence = row[sql::column(kColumns, "event_sequence")].template as<int>();
+  return out;
+}
 
 // Writes the table's changes deferred in this transaction, before a statement that reads it.
 template <class L>
@@ -97,7 +136,7 @@ template <class L>
   if (!steps || steps->empty()) return std::nullopt;
   int events = 0;
   for (const auto& step : *steps) events += step.effects.event ? 1 : 0;
-  const auto after = L::changed(current, steps->back().to, events, details);
+  const auto after = changed<L>(current, steps->back().to, events, details);
   const auto& changes = *L::row_locks().deferred_changes;
   // A row changed twice in one transaction without being locked again in between (a payment and
   // its return applied together): its first change is written before the second is deferred, as
@@ -179,7 +218,8 @@ model::Result<typename L::Row> cancel_locked(pqxx::work& tx, const typename L::R
 // The API's cancel: resource_missing outside the caller's scope, then cancel_locked().
 template <class L>
 model::Result<typename L::Row> cancel(pg::Pool& pool, std::string_view org_id, model::Mode mode,
-                                      std::string_view id, const typename L::Details& details = {}) {
+                                      std::string_view id,
+                                      const typename L::Details& details = {}) {
   return pool.transact([&](pqxx::work& tx) -> model::Result<typename L::Row> {
     auto row = lock_in_scope<L>(tx, id, org_id, mode);
     if (!row.ok()) return row.error();

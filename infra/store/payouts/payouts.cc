@@ -22,12 +22,16 @@ constexpr auto kColumns = sql::concat(
     "id, org_id, mode, status, amount::text AS amount, currency, network, address, metadata, "
     "screening_status, screening_reasons, tx_hash, failure_reason, ",
     sql::timestamp("created_at"), ", amount_usd::text AS amount_usd, event_sequence");
-constexpr auto at = [](std::string_view name) consteval { return sql::column(kColumns, name); };
+constexpr auto at = [](std::string_view name) consteval {
+  return sql::column(kColumns, name);
+};
 
-constexpr auto kLockSql = sql::concat("SELECT ", kColumns, " FROM payouts WHERE id = $1 FOR UPDATE");
+constexpr auto kLockSql =
+    sql::concat("SELECT ", kColumns, " FROM payouts WHERE id = $1 FOR UPDATE");
 constexpr pg::Statement kLock{"payouts_lock", kLockSql.c_str()};
-constexpr auto kLockAllSql = sql::concat(
-    "SELECT ", kColumns, " FROM payouts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED");
+constexpr auto kLockAllSql =
+    sql::concat("SELECT ", kColumns,
+                " FROM payouts WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE SKIP LOCKED");
 constexpr pg::Statement kLockAll{"payouts_lock_all", kLockAllSql.c_str()};
 
 // A transition's change of the payout row, deferred to the end of the transaction (defer_row): a
@@ -55,16 +59,16 @@ SELECT id FROM change WHERE id NOT IN (SELECT id FROM changed))sql"};
 constexpr RowLocks kRowLocks{"payouts", kLock, &kLockAll, at("id"), &kApplyChanges};
 
 // kLockAll with each payout's broadcast attempt after its columns (execution's batch).
-constexpr auto kLockAllWithBroadcastsSql = sql::concat(
-    "SELECT p.*, ", broadcasts::kKeptAttemptColumns, " FROM (", kLockAllSql,
-    ") AS p LEFT JOIN payout_broadcasts b ON b.payout_id = p.id");
+constexpr auto kLockAllWithBroadcastsSql =
+    sql::concat("SELECT p.*, ", broadcasts::kKeptAttemptColumns, " FROM (", kLockAllSql,
+                ") AS p LEFT JOIN payout_broadcasts b ON b.payout_id = p.id");
 constexpr pg::Statement kLockAllWithBroadcasts{"payouts_lock_all_with_broadcasts",
                                                kLockAllWithBroadcastsSql.c_str()};
 constexpr RowLocks kRowLocksWithBroadcasts{"payouts", kLock, &kLockAllWithBroadcasts, at("id"),
                                            &kApplyChanges};
 
-constexpr auto kFindSql = sql::concat("SELECT ", kColumns,
-                                      " FROM payouts WHERE id = $1 AND org_id = $2 AND mode = $3");
+constexpr auto kFindSql =
+    sql::concat("SELECT ", kColumns, " FROM payouts WHERE id = $1 AND org_id = $2 AND mode = $3");
 constexpr pg::Statement kFind{"payouts_find", kFindSql.c_str()};
 
 constexpr auto kFindAnySql = sql::concat("SELECT ", kColumns, " FROM payouts WHERE id = $1");
@@ -100,60 +104,30 @@ std::string mode_text(model::Mode mode) {
 
 }  // namespace
 
-std::optional<model::PayoutTransition> Lifecycle::find(std::optional<Status> from,
-                                                       Trigger trigger) {
-  return model::find_payout_transition(from, trigger);
-}
-
-std::string_view Lifecycle::status_name(Status status) {
-  return model::payout_status_name(status);
-}
-
-std::string_view Lifecycle::trigger_name(Trigger trigger) {
-  return model::payout_trigger_name(trigger);
-}
-
 const RowLocks& Lifecycle::row_locks() {
   return kRowLocks;
 }
 
 PayoutRow Lifecycle::read(const pqxx::row& row) {
-  PayoutRow payout;
+  auto payout = lifecycle::read_common<Lifecycle, kColumns>(row);
   auto& resource = payout.resource;
-  resource.id = row[at("id")].as<std::string>();
-  payout.org_id = row[at("org_id")].as<std::string>();
-  resource.mode = *model::parse_mode(row[at("mode")].as<std::string>());
-  resource.status = row[at("status")].as<std::string>();
-  payout.status = *model::parse_payout_status(resource.status);
-  resource.amount = row[at("amount")].as<std::string>();
-  resource.currency = row[at("currency")].as<std::string>();
   resource.network = row[at("network")].as<std::string>();
   resource.address = row[at("address")].as<std::string>();
-  resource.metadata_json = optional_text(row[at("metadata")]);
   resource.screening_status = row[at("screening_status")].as<std::string>();
   resource.screening_reasons = parse_text_array(row[at("screening_reasons")]);
   resource.tx_hash = optional_text(row[at("tx_hash")]);
-  resource.failure_reason = optional_text(row[at("failure_reason")]);
-  resource.created_at = row[at("created_at")].as<std::string>();
   payout.amount_usd = row[at("amount_usd")].as<std::string>();
-  payout.event_sequence = row[at("event_sequence")].as<int>();
   return payout;
 }
 
-// The row as the transition leaves it, as kApplyChanges writes it.
-PayoutRow Lifecycle::changed(const PayoutRow& current, Status to, int events,
-                             const Details& details) {
-  auto after = current;
-  after.status = to;
-  after.resource.status = std::string(model::payout_status_name(to));
-  after.event_sequence += events;
+// The resource's own columns as the transition leaves them (lifecycle::changed sets the rest),
+// as kApplyChanges writes them.
+void Lifecycle::apply_details(PayoutRow& after, const Details& details) {
   if (const auto& screening = details.screening) {
     after.resource.screening_status = screening->blocked ? "blocked" : "clear";
     after.resource.screening_reasons = screening->reasons;
   }
   if (details.tx_hash) after.resource.tx_hash = details.tx_hash;
-  if (details.failure_reason) after.resource.failure_reason = details.failure_reason;
-  return after;
 }
 
 DeferredRow Lifecycle::change(const PayoutRow& current, const PayoutRow& after,
@@ -218,8 +192,7 @@ void lock_all(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
 
 void lock_all_with_broadcasts(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
   store::lock_all(tx, kRowLocksWithBroadcasts, payout_ids, [&](const pqxx::row& row) {
-    broadcasts::keep_attempt(tx, row[at("id")].as<std::string>(), row,
-                             sql::column_count(kColumns));
+    broadcasts::keep_attempt(tx, row[at("id")].as<std::string>(), row, sql::column_count(kColumns));
   });
 }
 
@@ -229,8 +202,8 @@ std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
   return lifecycle::transition<Lifecycle>(tx, current, triggers, details);
 }
 
-std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current,
-                                    PayoutTrigger trigger, const TransitionDetails& details) {
+std::optional<PayoutRow> transition(pqxx::work& tx, const PayoutRow& current, PayoutTrigger trigger,
+                                    const TransitionDetails& details) {
   return lifecycle::transition<Lifecycle>(tx, current, trigger, details);
 }
 
@@ -242,8 +215,7 @@ GroupedWrites::Ahead create_ahead(const NewPayout& request) {
 
 model::Result<CreateOutcome> create(pqxx::work& tx, const NewPayout& request) {
   const auto& scope = request.scope;
-  auto claimed =
-      claimed_create::run(tx, create_ahead(request), scope, sql::column_count(kColumns));
+  auto claimed = claimed_create::run(tx, create_ahead(request), scope, sql::column_count(kColumns));
   if (!claimed.ok()) return claimed.error();
   if (claimed->existing) return CreateOutcome{std::nullopt, std::move(claimed->existing)};
   const auto& limits = claimed->limits;

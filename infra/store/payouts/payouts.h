@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "infra/store/creates/grouped_writes.h"
 #include "infra/plumbing/pg/pool.h"
+#include "infra/store/creates/grouped_writes.h"
 #include "infra/store/creates/idempotency.h"
 #include "infra/store/sql/listing.h"
 #include "infra/store/sql/sql.h"
@@ -52,19 +52,22 @@ struct Lifecycle {
   using Details = TransitionDetails;
   static constexpr std::string_view kType = "payout";
   static constexpr std::string_view kNoun = "payout";
-  static std::optional<Transition> find(std::optional<Status> from, Trigger trigger);
-  static std::string_view status_name(Status status);
-  static std::string_view trigger_name(Trigger trigger);
+  static constexpr auto& find = model::find_payout_transition;
+  static constexpr auto& status_name = model::payout_status_name;
+  static constexpr auto& trigger_name = model::payout_trigger_name;
+  static constexpr auto& parse_status = model::parse_payout_status;
   static const RowLocks& row_locks();
   static Row read(const pqxx::row& row);
-  static Row changed(const Row& current, Status to, int events, const Details& details);
+  static void apply_details(Row& after, const Details& details);  // its own columns
   static DeferredRow change(const Row& current, const Row& after, const Details& details);
   static bool apply_effects(pqxx::work& tx, const Row& after, const Transition& step,
                             const Details& details);
   static std::optional<std::string> actor(const Details& details) { return details.approved_by; }
   static model::Status cancel_check(pqxx::work&, const Row&) { return model::ok_status(); }
   static model::Error cancel_refused(const Row& row);
-  static Details decided_by(std::string_view member) { return {.approved_by = std::string(member)}; }
+  static Details decided_by(std::string_view member) {
+    return {.approved_by = std::string(member)};
+  }
   static void approved(pqxx::work& tx, const Row& row);  // on to execution
 };
 
