@@ -5,8 +5,12 @@
 // measures how long each payout took to reach `approved`, `processing` and `completed` (Postgres
 // timestamps), and the CPU seconds and resident memory of every process of the stack (--processes,
 // plus the PostgreSQL backends). With --fiat 1 it creates fiat payouts instead (MXN to a CLABE
-// through the simulated partner). Prints figures; asserts nothing. Driven by
-// tests/bench/payouts/run.
+// through the simulated partner). With --networks the stablecoin payouts go round-robin to those
+// networks; with --end-to-end 1 it also prints payouts/s from the first create to the last
+// `completed` and the create and create -> completed percentiles as NAME=value lines (the --live
+// run prints them for live and test mode side by side). --sign-benchmark K only times K EIP-1559
+// token transfers signed by the project's signer (infra/adapters/evm) and prints the CPU per
+// signature. Prints figures; asserts nothing. Driven by tests/bench/payouts/run.
 #include <curl/curl.h>
 #include <pqxx/pqxx>
 
@@ -15,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <random>
@@ -23,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "infra/adapters/evm/transaction.h"
 #include "tests/bench/payouts/process_sampler.h"
 #include "tests/support/bench.h"
 
@@ -37,6 +43,9 @@ struct Options {
   double rate_per_second = 0;  // 0: closed loop
   int warmup_count = 0;        // creates sent the same way first, not measured
   bool fiat = false;
+  std::vector<std::string> networks = {"polygon"};  // stablecoin payouts go round-robin to these
+  bool end_to_end = false;                          // print the NAME=value end-to-end figures
+  int sign_benchmark_count = 0;                     // > 0: only time the signer, this many times
   std::vector<payrail::bench::NamedProcess> processes;
 };
 
@@ -82,21 +91,22 @@ std::string random_clabe(std::mt19937_64& random) {
   return clabe + static_cast<char>('0' + (10 - sum % 10) % 10);
 }
 
-std::string body_of(const Options& options, std::mt19937_64& random) {
+std::string body_of(const Options& options, int index, std::mt19937_64& random) {
   if (options.fiat) {
     return R"({"amount":"10.00","currency":"MXN","country":"MX","beneficiary":{"name":)"
            R"("Bench Beneficiary","account":{"type":"clabe","clabe":")" +
            random_clabe(random) + R"("}}})";
   }
-  return R"({"amount":"0.01","currency":"USDC","destination":{"network":"polygon","address":")" +
-         random_address(random) + R"("}})";
+  const auto& network = options.networks[static_cast<std::size_t>(index) % options.networks.size()];
+  return R"({"amount":"0.01","currency":"USDC","destination":{"network":")" + network +
+         R"(","address":")" + random_address(random) + R"("}})";
 }
 
 // `due` is when the create was meant to start: its latency counts from there.
 Sample create_one(CURL* curl, const Options& options, int index, std::mt19937_64& random,
                   std::chrono::steady_clock::time_point due) {
   const auto& key = options.keys[static_cast<std::size_t>(index) % options.keys.size()];
-  const std::string body = body_of(options, random);
+  const std::string body = body_of(options, index, random);
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, ("X-API-Key: " + key).c_str());
   headers = curl_slist_append(headers, "Content-Type: application/json");
@@ -155,7 +165,8 @@ std::vector<double> stage_latencies_ms(pqxx::connection& connection, const Optio
   return latencies;
 }
 
-// Waits (at most 180 s) until every created payout is `completed`.
+// Waits (at most 180 s) until every created payout is `completed` (or `failed`: a live transfer
+// can revert, and it will not complete by waiting).
 void await_completion(pqxx::connection& connection, const Options& options, const std::string& ids,
                       std::size_t expected) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
@@ -164,9 +175,9 @@ void await_completion(pqxx::connection& connection, const Options& options, cons
     const auto done =
         tx.exec_params1(options.fiat
                             ? "SELECT count(*) FROM fiat_payouts WHERE id = ANY($1::text[]) "
-                              "AND status = 'completed'"
+                              "AND status IN ('completed', 'failed')"
                             : "SELECT count(*) FROM payouts WHERE id = ANY($1::text[]) "
-                              "AND status = 'completed'",
+                              "AND status IN ('completed', 'failed')",
                         ids)[0]
             .as<std::size_t>();
     if (done >= expected) return;
@@ -198,6 +209,9 @@ Options parse(int argc, char** argv) {
     if (name == "--warmup") options.warmup_count = std::stoi(value);
     if (name == "--fiat") options.fiat = value == "1";
     if (name == "--processes") options.processes = parse_processes(value);
+    if (name == "--networks") options.networks = split(value, ',');
+    if (name == "--end-to-end") options.end_to_end = value == "1";
+    if (name == "--sign-benchmark") options.sign_benchmark_count = std::stoi(value);
   }
   return options;
 }
@@ -259,15 +273,107 @@ void warm_up(pqxx::connection& connection, const Options& options, const char* k
   print_distribution("create", create_ms, samples.size());
 }
 
+double thread_cpu_us() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e6 + static_cast<double>(now.tv_nsec) / 1e3;
+}
+
+// The CPU the execution worker spends signing one live payout: evm::sign of an ERC-20 transfer of
+// the shape it signs (EIP-1559, USDC's transfer(recipient, 0.01), a token's gas limit): the
+// digest, the secp256k1 signature, the recovery check and the raw bytes with their hash. Also
+// the secp256k1 signature alone. Thread CPU time, one thread; each nonce differs so each
+// signature is new.
+int sign_benchmark(int count) {
+  namespace evm = payrail::infra::evm;
+  // anvil's first dev account: a published test key, never a hot wallet's.
+  const auto key =
+      evm::from_hex("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
+  auto signer = evm::LocalKeySigner::from_bytes(*key);
+  if (!signer.ok()) {
+    std::fprintf(stderr, "signer: %s\n", signer.error().message.c_str());
+    return 1;
+  }
+  const auto token = *evm::parse_address("0x3c499c542cef5e3811e1192ce70d8cc03d5c3359");
+  const auto recipient = *evm::parse_address("0x70997970c51812dc3a010c7d01b50e0d17dc79c8");
+  const evm::Fees fees{evm::U256(30'000'000'000), evm::U256(90'000'000'000)};
+  unsigned checksum = 0;  // uses every result, so no signature is optimized away
+  const double transaction_started_us = thread_cpu_us();
+  for (int i = 0; i < count; ++i) {
+    const auto transaction = evm::token_transfer(137, static_cast<std::uint64_t>(i), fees, 100000,
+                                                 token, recipient, evm::U256(10000));
+    auto signed_transaction = evm::sign(transaction, **signer);
+    if (!signed_transaction.ok()) {
+      std::fprintf(stderr, "sign: %s\n", signed_transaction.error().message.c_str());
+      return 1;
+    }
+    checksum += signed_transaction->hash[0];
+  }
+  const double transaction_us = (thread_cpu_us() - transaction_started_us) / count;
+  const double digest_started_us = thread_cpu_us();
+  for (int i = 0; i < count; ++i) {
+    evm::Hash digest{};
+    digest[0] = static_cast<std::uint8_t>(i);
+    digest[1] = static_cast<std::uint8_t>(i >> 8);
+    digest[2] = static_cast<std::uint8_t>(i >> 16);
+    auto signature = (*signer)->sign(digest);
+    if (!signature.ok()) return 1;
+    checksum += signature->r[0];
+  }
+  const double signature_us = (thread_cpu_us() - digest_started_us) / count;
+  std::printf("signing, %d times on one thread (CPU time; checksum %u):\n", count, checksum % 10);
+  std::printf(
+      "  EIP-1559 USDC transfer, evm::sign (digest, signature, recovery check, raw, hash): "
+      "%.1f us\n",
+      transaction_us);
+  std::printf("  secp256k1 recoverable signature of a digest alone: %.1f us\n", signature_us);
+  std::printf("SIGN_US_PER_PAYOUT=%.1f\n", transaction_us);
+  std::printf("SECP256K1_SIGN_US=%.1f\n", signature_us);
+  return 0;
+}
+
+// Payouts/s end to end: the `completed` payouts over the time from the first create's start to
+// the last one's `completed` (Postgres timestamps; same machine, same clock).
+void print_end_to_end(pqxx::connection& connection, const std::string& ids,
+                      std::chrono::system_clock::time_point started,
+                      const std::vector<double>& create_ms,
+                      const std::vector<double>& completed_ms) {
+  pqxx::nontransaction tx(connection);
+  const auto row = tx.exec_params1(
+      "SELECT count(*) FILTER (WHERE status = 'completed'), "
+      "count(*) FILTER (WHERE status = 'failed'), "
+      "(SELECT extract(epoch FROM max(occurred_at)) FROM resource_transitions "
+      " WHERE resource_id = ANY($1::text[]) AND to_status = 'completed') "
+      "FROM payouts WHERE id = ANY($1::text[])",
+      ids);
+  const auto completed = row[0].as<long>();
+  const double started_s = std::chrono::duration<double>(started.time_since_epoch()).count();
+  const double seconds = row[2].is_null() ? 0 : row[2].as<double>() - started_s;
+  std::printf(
+      "end to end: %ld completed, %ld failed, the last completed %.2f s after the first "
+      "create\n",
+      completed, row[1].as<long>(), seconds);
+  std::printf("PAYOUTS_COMPLETED=%ld\n", completed);
+  std::printf("PAYOUTS_FAILED=%ld\n", row[1].as<long>());
+  std::printf("PAYOUTS_PER_SECOND=%.1f\n", seconds > 0 ? completed / seconds : 0);
+  std::printf("CREATE_P50_MS=%.1f\n", percentile(create_ms, 0.50));
+  std::printf("CREATE_P99_MS=%.1f\n", percentile(create_ms, 0.99));
+  std::printf("COMPLETED_P50_MS=%.1f\n", percentile(completed_ms, 0.50));
+  std::printf("COMPLETED_P99_MS=%.1f\n", percentile(completed_ms, 0.99));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const auto options = parse(argc, argv);
+  if (options.sign_benchmark_count > 0) return sign_benchmark(options.sign_benchmark_count);
   if (options.keys.empty() || options.database_url.empty() || options.count < 1) {
     std::fprintf(stderr,
                  "usage: payrail-bench-payouts --keys k1,k2 --database-url URL "
                  "[--url http://127.0.0.1:8080] [--count 2000] [--concurrency 16] [--rate N] "
-                 "[--warmup N] [--fiat 1] [--processes name=pid,name=pid]\n");
+                 "[--warmup N] [--fiat 1] [--networks polygon,base] [--end-to-end 1] "
+                 "[--processes name=pid,name=pid]\n"
+                 "       payrail-bench-payouts --sign-benchmark K\n");
     return 2;
   }
   curl_global_init(CURL_GLOBAL_ALL);
@@ -281,6 +387,7 @@ int main(int argc, char** argv) {
   sampler.start();
   double seconds = 0;
   double worst_lag_ms = 0;
+  const auto started = std::chrono::system_clock::now();
   const auto samples =
       create_all(options, options.warmup_count, options.count, seconds, worst_lag_ms);
   std::map<long, int> statuses;
@@ -307,11 +414,16 @@ int main(int argc, char** argv) {
   std::printf("creates/s:              %.1f\n", static_cast<double>(options.count) / seconds);
   std::printf("latency (create: client-side, from its due time; stages: Postgres timestamps):\n");
   print_distribution("create", create_ms, samples.size());
+  std::vector<double> completed_ms;
   for (const auto* stage : {"approved", "processing", "completed"}) {
-    print_distribution((std::string("create -> ") + stage).c_str(),
-                       stage_latencies_ms(connection, options, id_array, stage), ids.size());
+    auto latencies_ms = stage_latencies_ms(connection, options, id_array, stage);
+    print_distribution((std::string("create -> ") + stage).c_str(), latencies_ms, ids.size());
+    if (std::string(stage) == "completed") completed_ms = std::move(latencies_ms);
   }
   payrail::bench::print_cpu_report(cpu, static_cast<int>(ids.size()));
+  if (options.end_to_end && !options.fiat) {
+    print_end_to_end(connection, id_array, started, create_ms, completed_ms);
+  }
   std::printf("CREATES_PER_SECOND=%.1f\n", static_cast<double>(options.count) / seconds);
   return 0;
 }
