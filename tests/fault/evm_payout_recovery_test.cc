@@ -155,6 +155,16 @@ class EvmPayoutRecovery : public ::testing::Test {
   static std::uint64_t mined_nonce() {
     return node_->transaction_count(wallet_->address(), kLatest).value();
   }
+  // The node took the transaction (it answered): it is mined at once (automine), or soon.
+  static std::uint64_t wait_for_mined_nonce(std::uint64_t expected) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    auto nonce = mined_nonce();
+    while (nonce < expected && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      nonce = mined_nonce();
+    }
+    return nonce;
+  }
   // Completed with exactly one transfer: one recorded transaction, the mined one, and the
   // recipient holding exactly the amount.
   void expect_paid_once(const std::string& id, const std::string& recipient,
@@ -224,18 +234,22 @@ TEST_F(EvmPayoutRecovery, KilledAfterSigningBeforeAnyNodeTookItSendsTheRecordedB
 
 TEST_F(EvmPayoutRecovery, KilledAfterTheNodeMinedItBeforeItsOutcomeWasRecordedPaysOnce) {
   const auto nonce_before = mined_nonce();
-  proxy_->set_faults({.latency_max = std::chrono::milliseconds(4000)});  // answers come late
+  const auto held_before = proxy_->held_answers();
+  // The node takes the send and mines it; its answer stays in the proxy until the faults are
+  // cleared, after the kill: execution cannot have recorded the outcome, whatever the timing.
+  proxy_->set_faults({.hold_answers_to_requests_containing = "eth_sendRawTransaction"});
   const auto [id, recipient] = create("3");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (mined_nonce() == nonce_before && std::chrono::steady_clock::now() < deadline) {
+  while (proxy_->held_answers() == held_before && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  kill_execution();  // the node's answer is still on its way
-  ASSERT_EQ(mined_nonce(), nonce_before + 1);
+  ASSERT_EQ(proxy_->held_answers(), held_before + 1) << "the node never answered the send";
+  kill_execution();  // the node's answer is still held
+  EXPECT_EQ(wait_for_mined_nonce(nonce_before + 1), nonce_before + 1);
   EXPECT_EQ(scalar("SELECT coalesce(outcome, 'none') FROM payout_broadcasts WHERE payout_id = '" +
                    id + "'"),
             "none");
-  proxy_->clear_faults();
+  proxy_->clear_faults();  // the gate opens: the answer goes to a dead process
   start_execution();
   expect_paid_once(id, recipient, "3000000");
   EXPECT_EQ(mined_nonce(), nonce_before + 1);
