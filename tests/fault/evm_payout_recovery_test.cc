@@ -165,8 +165,27 @@ class EvmPayoutRecovery : public ::testing::Test {
     }
     return nonce;
   }
-  // Completed with exactly one transfer: one recorded transaction, the mined one, and the
-  // recipient holding exactly the amount.
+  // The token's Transfer logs from the hot wallet (to `recipient` only, when given), in every
+  // block the node holds: what really moved, read from the chain.
+  static std::size_t transfer_logs(const std::string& recipient = "") {
+    const auto topic = [](const std::string& address) {
+      return "\"0x000000000000000000000000" + address.substr(2) + "\"";
+    };
+    const auto to =
+        recipient.empty() ? std::string("null") : topic(parse_address(recipient)->lowercase());
+    const auto logs =
+        anvil_->call("eth_getLogs", R"([{"fromBlock":"0x0","toBlock":"latest","address":")" +
+                                        token_->lowercase() + R"(","topics":[")" +
+                                        to_hex(transfer_event_topic()) + "\"," +
+                                        topic(wallet_->address().lowercase()) + "," + to + "]}]");
+    if (!logs.IsArray()) {
+      ADD_FAILURE() << "eth_getLogs did not answer a list";
+      return 0;
+    }
+    return logs.GetArray().Size();
+  }
+  // Completed with exactly one transfer: one recorded transaction, the mined one, the recipient
+  // holding exactly the amount, and one Transfer log to it.
   void expect_paid_once(const std::string& id, const std::string& recipient,
                         const std::string& base_units) {
     EXPECT_EQ(wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"},
@@ -179,6 +198,7 @@ class EvmPayoutRecovery : public ::testing::Test {
     EXPECT_EQ(
         node_->token_balance(*token_, *parse_address(recipient), kLatest).value().to_decimal(),
         base_units);
+    EXPECT_EQ(transfer_logs(recipient), 1u) << "Transfer logs to " << recipient;
   }
   // Empty when the wallet's allocated nonces run from its first without a gap, each mined once.
   std::string nonce_gaps() {
@@ -214,6 +234,7 @@ std::string* EvmPayoutRecovery::live_key_ = nullptr;
 
 TEST_F(EvmPayoutRecovery, KilledAfterSigningBeforeAnyNodeTookItSendsTheRecordedBytesOnce) {
   const auto nonce_before = mined_nonce();
+  const auto logs_before = transfer_logs();
   // Every request reaches the node but the sends: funds are checked, the transfer is signed and
   // recorded, and no node takes it.
   proxy_->set_faults({.reset_requests_containing = "eth_sendRawTransaction"});
@@ -230,10 +251,12 @@ TEST_F(EvmPayoutRecovery, KilledAfterSigningBeforeAnyNodeTookItSendsTheRecordedB
   expect_paid_once(id, recipient, "2000000");
   EXPECT_EQ(scalar("SELECT tx_hash FROM payouts WHERE id = '" + id + "'"), hash);
   EXPECT_EQ(mined_nonce(), nonce_before + 1);
+  EXPECT_EQ(transfer_logs(), logs_before + 1);
 }
 
 TEST_F(EvmPayoutRecovery, KilledAfterTheNodeMinedItBeforeItsOutcomeWasRecordedPaysOnce) {
   const auto nonce_before = mined_nonce();
+  const auto logs_before = transfer_logs();
   const auto held_before = proxy_->held_answers();
   // The node takes the send and mines it; its answer stays in the proxy until the faults are
   // cleared, after the kill: execution cannot have recorded the outcome, whatever the timing.
@@ -253,10 +276,12 @@ TEST_F(EvmPayoutRecovery, KilledAfterTheNodeMinedItBeforeItsOutcomeWasRecordedPa
   start_execution();
   expect_paid_once(id, recipient, "3000000");
   EXPECT_EQ(mined_nonce(), nonce_before + 1);
+  EXPECT_EQ(transfer_logs(), logs_before + 1);
 }
 
 TEST_F(EvmPayoutRecovery, TheNodeAway30SecondsPayoutsWaitAndResumeNoneLostOrDoubled) {
   const auto nonce_before = mined_nonce();
+  const auto logs_before = transfer_logs();
   std::vector<std::pair<std::string, std::string>> payouts;
   for (int i = 0; i < 3; ++i) payouts.push_back(create("1." + std::to_string(i + 1)));
   proxy_->set_faults({.reset_per_mille = 1000});
@@ -272,10 +297,12 @@ TEST_F(EvmPayoutRecovery, TheNodeAway30SecondsPayoutsWaitAndResumeNoneLostOrDoub
     expect_paid_once(payouts[i].first, payouts[i].second, units);
   }
   EXPECT_EQ(mined_nonce(), nonce_before + payouts.size());
+  EXPECT_EQ(transfer_logs(), logs_before + payouts.size());
 }
 
 TEST_F(EvmPayoutRecovery, TwoHundredConcurrentPayoutsTakeContiguousNoncesOneTransferEach) {
   const auto nonce_before = mined_nonce();
+  const auto logs_before = transfer_logs();
   constexpr int kThreads = 8;
   constexpr int kPerThread = 25;
   std::vector<std::vector<std::pair<std::string, std::string>>> created(kThreads);
@@ -309,6 +336,7 @@ TEST_F(EvmPayoutRecovery, TwoHundredConcurrentPayoutsTakeContiguousNoncesOneTran
                    in_list + ")"),
             "200/200");
   EXPECT_EQ(mined_nonce(), nonce_before + 200);
+  EXPECT_EQ(transfer_logs(), logs_before + 200);  // one each (expect_paid_once), none besides
   // Both processes sent some of them.
   for (const auto& name : stack_->process_names("execution")) {
     EXPECT_NE(stack_->process(name).log().find("execution.finished"), std::string::npos) << name;
