@@ -36,6 +36,10 @@ struct Token {
   int decimals = 0;
 };
 
+// ethereum's caps are tight (2 gwei max fee, 1 gwei priority fee) and it replaces after 2 blocks:
+// the nonce filler's network.
+constexpr std::uint64_t kEthereumMaxFeeCapWei = 2000000000;
+
 class EvmPayouts : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -48,7 +52,7 @@ class EvmPayouts : public ::testing::Test {
     // One hot wallet per network: the networks share this one chain, and one account's nonces
     // cannot be allocated by two networks' counters.
     wallets_ = new std::map<std::string, HotWallet>();
-    for (const auto* network : {"polygon", "bsc", "base", "arbitrum"}) {
+    for (const auto* network : {"polygon", "bsc", "base", "arbitrum", "ethereum"}) {
       auto key = crypto_key();
       auto signer = LocalKeySigner::from_bytes(key).value();
       anvil_->set_balance(signer->address(), *abi::to_base_units("100", 18));
@@ -58,6 +62,7 @@ class EvmPayouts : public ::testing::Test {
     mint(*usdc_bsc_, "bsc", "1000000");
     mint(*usdc_polygon_, "base", "1000");
     mint(*usdc_polygon_, "arbitrum", "1000");
+    mint(*usdc_polygon_, "ethereum", "1000");
     networks_file_ = new std::string(write_networks_file(anvil_->chain_id()));
 
     stack_ = new TestStack({.workers = {"screening", "execution", "settlement"},
@@ -68,6 +73,7 @@ class EvmPayouts : public ::testing::Test {
     create_hot_wallet("bsc");
     create_hot_wallet("base");
     create_hot_wallet("arbitrum");
+    create_hot_wallet("ethereum");
     stack_->start(std::vector<std::string>{"execution", "settlement"});  // with the wallets
     org_ = new TestOrganization(stack_->create_organization());
     stack_->verify_business(*org_);
@@ -121,13 +127,15 @@ class EvmPayouts : public ::testing::Test {
   }
   static std::string network_json(const std::string& name, std::uint64_t chain_id,
                                   const std::string& tokens, int confirmations = 1,
-                                  int replace_after_blocks = 20, int funding_wait_max_s = 3600) {
+                                  int replace_after_blocks = 20, int funding_wait_max_s = 3600,
+                                  const std::string& max_fee_cap_wei = "500000000000",
+                                  const std::string& priority_fee_cap_wei = "50000000000") {
     return "\"" + name + "\":{\"chain_id\":" + std::to_string(chain_id) + ",\"rpc_urls\":[\"" +
            anvil_->url() + "\"],\"confirmations\":" + std::to_string(confirmations) +
            ",\"replace_after_blocks\":" + std::to_string(replace_after_blocks) +
            ",\"funding_wait_max_s\":" + std::to_string(funding_wait_max_s) +
-           ",\"max_fee_per_gas_cap_wei\":\"500000000000\","
-           "\"max_priority_fee_per_gas_cap_wei\":\"50000000000\",\"tokens\":{" +
+           ",\"max_fee_per_gas_cap_wei\":\"" + max_fee_cap_wei +
+           "\",\"max_priority_fee_per_gas_cap_wei\":\"" + priority_fee_cap_wei + "\",\"tokens\":{" +
            tokens + "}}";
   }
   static std::string token_json(const char* asset, const Token& token) {
@@ -147,6 +155,9 @@ class EvmPayouts : public ::testing::Test {
                "," + network_json("bsc", chain_id, token_json("USDC", *usdc_bsc_)) + "," +
                network_json("base", chain_id, token_json("USDC", *usdc_polygon_), 3) + "," +
                network_json("arbitrum", chain_id, token_json("USDC", *usdc_polygon_), 1, 2, 3) +
+               "," +
+               network_json("ethereum", chain_id, token_json("USDC", *usdc_polygon_), 1, 2, 3600,
+                            std::to_string(kEthereumMaxFeeCapWei), "1000000000") +
                "}";
     return path;
   }
@@ -306,7 +317,8 @@ TEST_F(EvmPayouts, TheCliListsTheHotWalletsAndRefusesASecond) {
   EXPECT_EQ(code, 0);
   EXPECT_NE(listed.find("arbitrum " + wallet("arbitrum").address().checksummed() + "\nbase " +
                         wallet("base").address().checksummed() + "\nbsc " +
-                        wallet("bsc").address().checksummed() + "\npolygon " +
+                        wallet("bsc").address().checksummed() + "\nethereum " +
+                        wallet("ethereum").address().checksummed() + "\npolygon " +
                         wallet("polygon").address().checksummed() + "\n"),
             std::string::npos)
       << listed;
@@ -315,7 +327,7 @@ TEST_F(EvmPayouts, TheCliListsTheHotWalletsAndRefusesASecond) {
   EXPECT_NE(refused.find("polygon has a hot wallet already"), std::string::npos) << refused;
   const auto [tron, tron_refused] = stack_->cli({"evm-wallet-create", "--network", "tron"});
   EXPECT_EQ(tron, 1);
-  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets"), "4");
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets"), "5");
   // The key is kept sealed: its hex is nowhere in the table.
   EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets WHERE position('" +
                                       infra::crypto::hex_encode(wallets_->at("polygon").key) +
@@ -477,6 +489,97 @@ TEST_F(EvmPayouts, ATransferNotMinedIsReplacedAtItsNonceAndPaysOnce) {
                                       "evm_transactions WHERE payout_id = '" +
                                       id + "'"),
             "sent,mined");
+}
+
+// ethereum's transfer is signed at its max fee cap, then every block's base fee is above it and
+// below one 10 % raise of it: the transfer can never be mined within the caps, nor replaced.
+// Four blocks after a node took it, its nonce gets a zero-value self transfer (nonce_filler), which
+// the node takes and mines; the payout fails, refunded once, with no Transfer, and the next
+// payout from that wallet is mined at the following nonce (no gap).
+TEST_F(EvmPayouts, ATransferTheCapsCannotGetMinedHasItsNonceFilledAndIsRefundedOnce) {
+  const auto usdc_before = live_balance("USDC");
+  const auto base_fee = [&](std::uint64_t wei) {
+    anvil_->call("anvil_setNextBlockBaseFeePerGas", "[\"" + U256(wei).to_quantity() + "\"]");
+  };
+  const auto between_cap_and_raise = kEthereumMaxFeeCapWei + kEthereumMaxFeeCapWei / 20;
+  struct Resume {  // mining as the other tests expect it, however this one ends
+    ~Resume() {
+      anvil_->call("anvil_setNextBlockBaseFeePerGas", "[\"0x3b9aca00\"]");
+      anvil_->set_automine(true);
+    }
+  } resume;
+  anvil_->set_automine(false);
+  base_fee(1000000000);  // within the cap: the transfer is taken at the cap
+  anvil_->mine(1);
+  const auto recipient = random_evm_address();
+  const auto id = created_id(create_live(payout_body("7", "USDC", "ethereum", recipient)));
+  ASSERT_FALSE(id.empty());
+  const auto rows =
+      "SELECT string_agg(kind || ':' || state, ',' ORDER BY id) FROM "
+      "evm_transactions WHERE payout_id = '" +
+      id + "'";
+  ASSERT_EQ(wait_for_scalar(rows, "transfer:sent"), "transfer:sent");
+  const auto transfer =
+      stack_->database().scalar("SELECT hash FROM evm_transactions WHERE payout_id = '" + id + "'");
+  ASSERT_EQ(
+      stack_->database().scalar(
+          "SELECT max_fee_per_gas::text FROM evm_transactions WHERE hash = '" + transfer + "'"),
+      std::to_string(kEthereumMaxFeeCapWei));
+  for (int block = 0; block < 5; ++block) {  // mined without it: its max fee is below the base fee
+    base_fee(between_cap_and_raise);
+    anvil_->mine(1);
+  }
+  base_fee(between_cap_and_raise);
+  EXPECT_FALSE(node_->transaction_receipt(*hash_from_hex(transfer)).value().has_value());
+  ASSERT_EQ(wait_for_scalar("SELECT count(*) FROM evm_transactions WHERE payout_id = '" + id +
+                                "' AND kind = 'nonce_filler'",
+                            "1"),
+            "1");
+  const auto filler = stack_->database().scalar(
+      "SELECT hash FROM evm_transactions WHERE payout_id = '" + id + "' AND kind = 'nonce_filler'");
+  EXPECT_EQ(stack_->database().scalar(
+                "SELECT (f.nonce = t.nonce) || '/' || (f.max_fee_per_gas > "
+                "t.max_fee_per_gas * 1.1) FROM evm_transactions f, evm_transactions t WHERE f.hash "
+                "= '" +
+                filler + "' AND t.hash = '" + transfer + "'"),
+            "true/true");
+  // The node takes the filler (settlement sends it again until then) in the transfer's place.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto known = node_->transaction_by_hash(*hash_from_hex(filler));
+  while (!(known.ok() && known->has_value()) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    known = node_->transaction_by_hash(*hash_from_hex(filler));
+  }
+  ASSERT_TRUE(known.ok() && known->has_value());
+  anvil_->mine(1);
+  const auto status = wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"});
+  base_fee(1000000000);
+  anvil_->set_automine(true);
+  ASSERT_EQ(status, "failed");
+  EXPECT_EQ(payout_field(id, "failure_reason").rfind("transfer_unmineable: ", 0), 0u)
+      << payout_field(id, "failure_reason");
+  EXPECT_EQ(event_count(stack_->database(), id, "payout.failed"), 1);
+  EXPECT_EQ(live_balance("USDC"), usdc_before);  // refunded once
+  EXPECT_EQ(stack_->database().scalar(rows), "transfer:sent,nonce_filler:mined");
+  EXPECT_FALSE(node_->transaction_receipt(*hash_from_hex(transfer)).value().has_value());
+  const auto logs = anvil_->call(
+      "eth_getLogs", R"([{"fromBlock":"0x0","toBlock":"latest","topics":[")" +
+                         to_hex(transfer_event_topic()) + R"(",null,"0x000000000000000000000000)" +
+                         parse_address(recipient)->lowercase().substr(2) + "\"]}]");
+  ASSERT_TRUE(logs.IsArray());
+  EXPECT_EQ(logs.GetArray().Size(), 0u) << "no Transfer to the recipient";
+  const auto nonce =
+      stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE hash = '" + filler + "'");
+  const auto next_recipient = random_evm_address();
+  const auto [next_id, next_status] = pay("1", "USDC", "ethereum", next_recipient);
+  ASSERT_EQ(next_status, "completed");  // no gap behind the filled nonce
+  EXPECT_EQ(stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE payout_id = '" +
+                                      next_id + "'"),
+            std::to_string(std::stoll(nonce) + 1));
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(next_recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "1000000");
 }
 
 // base's wallet holds 1000 USDC, less what earlier tests paid: a payout of 999 is not signed

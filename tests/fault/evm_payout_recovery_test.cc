@@ -155,8 +155,37 @@ class EvmPayoutRecovery : public ::testing::Test {
   static std::uint64_t mined_nonce() {
     return node_->transaction_count(wallet_->address(), kLatest).value();
   }
-  // Completed with exactly one transfer: one recorded transaction, the mined one, and the
-  // recipient holding exactly the amount.
+  // The node took the transaction (it answered): it is mined at once (automine), or soon.
+  static std::uint64_t wait_for_mined_nonce(std::uint64_t expected) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    auto nonce = mined_nonce();
+    while (nonce < expected && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      nonce = mined_nonce();
+    }
+    return nonce;
+  }
+  // The token's Transfer logs from the hot wallet (to `recipient` only, when given), in every
+  // block the node holds: what really moved, read from the chain.
+  static std::size_t transfer_logs(const std::string& recipient = "") {
+    const auto topic = [](const std::string& address) {
+      return "\"0x000000000000000000000000" + address.substr(2) + "\"";
+    };
+    const auto to =
+        recipient.empty() ? std::string("null") : topic(parse_address(recipient)->lowercase());
+    const auto logs =
+        anvil_->call("eth_getLogs", R"([{"fromBlock":"0x0","toBlock":"latest","address":")" +
+                                        token_->lowercase() + R"(","topics":[")" +
+                                        to_hex(transfer_event_topic()) + "\"," +
+                                        topic(wallet_->address().lowercase()) + "," + to + "]}]");
+    if (!logs.IsArray()) {
+      ADD_FAILURE() << "eth_getLogs did not answer a list";
+      return 0;
+    }
+    return logs.GetArray().Size();
+  }
+  // Completed with exactly one transfer: one recorded transaction, the mined one, the recipient
+  // holding exactly the amount, and one Transfer log to it.
   void expect_paid_once(const std::string& id, const std::string& recipient,
                         const std::string& base_units) {
     EXPECT_EQ(wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"},
@@ -169,6 +198,7 @@ class EvmPayoutRecovery : public ::testing::Test {
     EXPECT_EQ(
         node_->token_balance(*token_, *parse_address(recipient), kLatest).value().to_decimal(),
         base_units);
+    EXPECT_EQ(transfer_logs(recipient), 1u) << "Transfer logs to " << recipient;
   }
   // Empty when the wallet's allocated nonces run from its first without a gap, each mined once.
   std::string nonce_gaps() {
@@ -204,6 +234,7 @@ std::string* EvmPayoutRecovery::live_key_ = nullptr;
 
 TEST_F(EvmPayoutRecovery, KilledAfterSigningBeforeAnyNodeTookItSendsTheRecordedBytesOnce) {
   const auto nonce_before = mined_nonce();
+  const auto logs_before = transfer_logs();
   // Every request reaches the node but the sends: funds are checked, the transfer is signed and
   // recorded, and no node takes it.
   proxy_->set_faults({.reset_requests_containing = "eth_sendRawTransaction"});
@@ -220,29 +251,37 @@ TEST_F(EvmPayoutRecovery, KilledAfterSigningBeforeAnyNodeTookItSendsTheRecordedB
   expect_paid_once(id, recipient, "2000000");
   EXPECT_EQ(scalar("SELECT tx_hash FROM payouts WHERE id = '" + id + "'"), hash);
   EXPECT_EQ(mined_nonce(), nonce_before + 1);
+  EXPECT_EQ(transfer_logs(), logs_before + 1);
 }
 
 TEST_F(EvmPayoutRecovery, KilledAfterTheNodeMinedItBeforeItsOutcomeWasRecordedPaysOnce) {
   const auto nonce_before = mined_nonce();
-  proxy_->set_faults({.latency_max = std::chrono::milliseconds(4000)});  // answers come late
+  const auto logs_before = transfer_logs();
+  const auto held_before = proxy_->held_answers();
+  // The node takes the send and mines it; its answer stays in the proxy until the faults are
+  // cleared, after the kill: execution cannot have recorded the outcome, whatever the timing.
+  proxy_->set_faults({.hold_answers_to_requests_containing = "eth_sendRawTransaction"});
   const auto [id, recipient] = create("3");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (mined_nonce() == nonce_before && std::chrono::steady_clock::now() < deadline) {
+  while (proxy_->held_answers() == held_before && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  kill_execution();  // the node's answer is still on its way
-  ASSERT_EQ(mined_nonce(), nonce_before + 1);
+  ASSERT_EQ(proxy_->held_answers(), held_before + 1) << "the node never answered the send";
+  kill_execution();  // the node's answer is still held
+  EXPECT_EQ(wait_for_mined_nonce(nonce_before + 1), nonce_before + 1);
   EXPECT_EQ(scalar("SELECT coalesce(outcome, 'none') FROM payout_broadcasts WHERE payout_id = '" +
                    id + "'"),
             "none");
-  proxy_->clear_faults();
+  proxy_->clear_faults();  // the gate opens: the answer goes to a dead process
   start_execution();
   expect_paid_once(id, recipient, "3000000");
   EXPECT_EQ(mined_nonce(), nonce_before + 1);
+  EXPECT_EQ(transfer_logs(), logs_before + 1);
 }
 
 TEST_F(EvmPayoutRecovery, TheNodeAway30SecondsPayoutsWaitAndResumeNoneLostOrDoubled) {
   const auto nonce_before = mined_nonce();
+  const auto logs_before = transfer_logs();
   std::vector<std::pair<std::string, std::string>> payouts;
   for (int i = 0; i < 3; ++i) payouts.push_back(create("1." + std::to_string(i + 1)));
   proxy_->set_faults({.reset_per_mille = 1000});
@@ -258,10 +297,12 @@ TEST_F(EvmPayoutRecovery, TheNodeAway30SecondsPayoutsWaitAndResumeNoneLostOrDoub
     expect_paid_once(payouts[i].first, payouts[i].second, units);
   }
   EXPECT_EQ(mined_nonce(), nonce_before + payouts.size());
+  EXPECT_EQ(transfer_logs(), logs_before + payouts.size());
 }
 
 TEST_F(EvmPayoutRecovery, TwoHundredConcurrentPayoutsTakeContiguousNoncesOneTransferEach) {
   const auto nonce_before = mined_nonce();
+  const auto logs_before = transfer_logs();
   constexpr int kThreads = 8;
   constexpr int kPerThread = 25;
   std::vector<std::vector<std::pair<std::string, std::string>>> created(kThreads);
@@ -295,6 +336,7 @@ TEST_F(EvmPayoutRecovery, TwoHundredConcurrentPayoutsTakeContiguousNoncesOneTran
                    in_list + ")"),
             "200/200");
   EXPECT_EQ(mined_nonce(), nonce_before + 200);
+  EXPECT_EQ(transfer_logs(), logs_before + 200);  // one each (expect_paid_once), none besides
   // Both processes sent some of them.
   for (const auto& name : stack_->process_names("execution")) {
     EXPECT_NE(stack_->process(name).log().find("execution.finished"), std::string::npos) << name;

@@ -44,14 +44,15 @@ class EvmTransactions : public DatabaseSuite<1> {
     database_->add_organization(kOrg);
   }
 
-  static std::string new_payout() {
+  static std::string new_payout(const std::string& network = "polygon",
+                                const std::string& mode = "live") {
     static std::atomic<int> count = 0;
     const auto id = "po_evm_" + std::to_string(++count);
     database_->scalar(
         "INSERT INTO payouts (id, org_id, mode, status, amount, currency, network, address, "
         "amount_usd, event_sequence) VALUES ('" +
-        id + "', '" + kOrg +
-        "', 'live', 'processing', 10, 'USDC', 'polygon', "
+        id + "', '" + kOrg + "', '" + mode + "', 'processing', 10, 'USDC', '" + network +
+        "', "
         "'0x0000000000000000000000000000000000000001', 10, 1) RETURNING id");
     return id;
   }
@@ -109,6 +110,38 @@ TEST_F(EvmTransactions, ConcurrentAllocationsAreContiguousOncePerPayout) {
   EXPECT_EQ(database_->scalar("SELECT count(*) FROM evm_transactions WHERE network = 'polygon' "
                               "AND state = 'signed' AND kind = 'transfer'"),
             "100");
+}
+
+// An execution batch locks, before its messages, the next nonces its payouts may take: both of a
+// batch of optimism and bsc payouts (another transaction finds them taken), none for a payout
+// that has its nonce or for a test-mode payout, until the batch commits.
+TEST_F(EvmTransactions, ABatchLocksTheNoncesItMayTakeUpFront) {
+  for (const auto* network : {"optimism", "bsc", "ethereum", "base"}) seed(network, 0);
+  const auto on_optimism = new_payout("optimism");
+  const auto on_bsc = new_payout("bsc");
+  const auto on_ethereum = new_payout("ethereum");
+  (void)allocate("ethereum", on_ethereum);
+  const auto in_test_mode = new_payout("base", "test");
+  const auto taken = [&](const std::string& network) {
+    try {
+      committed(database_->url(), [&](pqxx::work& tx) {
+        tx.exec("SELECT 1 FROM evm_nonces WHERE network = '" + network + "' FOR UPDATE NOWAIT");
+      });
+      return false;
+    } catch (const pqxx::sql_error& error) {
+      return error.sqlstate() == "55P03";  // lock_not_available
+    }
+  };
+  pqxx::connection connection(database_->url());
+  pqxx::work batch(connection);
+  evm::lock_nonces_of(batch, {on_bsc, on_ethereum, on_optimism, in_test_mode});
+  EXPECT_TRUE(taken("optimism"));
+  EXPECT_TRUE(taken("bsc"));
+  EXPECT_FALSE(taken("ethereum"));
+  EXPECT_FALSE(taken("base"));
+  batch.commit();
+  EXPECT_FALSE(taken("optimism"));
+  EXPECT_FALSE(taken("bsc"));
 }
 
 TEST_F(EvmTransactions, SeedingNeverMovesTheNextNonceBack) {

@@ -5,8 +5,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <optional>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 
 namespace payrail::testing {
 namespace {
@@ -46,7 +48,11 @@ FaultProxy::FaultProxy(int upstream_port, int listen_port) : upstream_port_(upst
 }
 
 FaultProxy::~FaultProxy() {
-  stopping_ = true;
+  {
+    std::lock_guard lock(settings_mutex_);
+    stopping_ = true;
+  }
+  gate_.notify_all();  // held answers are let go
   shutdown(listener_, SHUT_RDWR);
   close(listener_);
   if (acceptor_.joinable()) acceptor_.join();
@@ -57,8 +63,13 @@ FaultProxy::~FaultProxy() {
 void FaultProxy::set_faults(FaultSettings settings) {
   latency_max_ms_ = static_cast<int>(settings.latency_max.count());
   reset_per_mille_ = settings.reset_per_mille;
-  std::lock_guard lock(settings_mutex_);
-  reset_requests_containing_ = settings.reset_requests_containing;
+  {
+    std::lock_guard lock(settings_mutex_);
+    reset_requests_containing_ = settings.reset_requests_containing;
+    hold_answers_to_requests_containing_ = settings.hold_answers_to_requests_containing;
+    ++settings_generation_;
+  }
+  gate_.notify_all();
 }
 
 void FaultProxy::accept_loop() {
@@ -85,6 +96,9 @@ void FaultProxy::pump(int client, int upstream) {
   std::mt19937 random(std::random_device{}());
   char buffer[65536];
   bool open = true;
+  // Set when a request to hold the answer of went upstream: the next answer chunk waits until
+  // the settings change from those of this generation.
+  std::optional<std::uint64_t> hold_answer_from;
   while (open && !stopping_) {
     pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
     if (poll(fds, 2, 100) <= 0) continue;
@@ -108,6 +122,19 @@ void FaultProxy::pump(int client, int upstream) {
         reset(client);
         reset(upstream);
         return;
+      }
+      if (side == 0) {
+        std::lock_guard lock(settings_mutex_);
+        if (!hold_answers_to_requests_containing_.empty() &&
+            std::string_view(buffer, static_cast<std::size_t>(count))
+                    .find(hold_answers_to_requests_containing_) != std::string_view::npos) {
+          hold_answer_from = settings_generation_;
+        }
+      } else if (hold_answer_from) {
+        std::unique_lock lock(settings_mutex_);
+        ++held_answers_;
+        gate_.wait(lock, [&] { return stopping_ || settings_generation_ != *hold_answer_from; });
+        hold_answer_from.reset();
       }
       if (const int latency = latency_max_ms_; latency > 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(random() % (latency + 1)));

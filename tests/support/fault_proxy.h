@@ -1,10 +1,13 @@
 // A small TCP proxy for network-fault tests: clients connect to port(), bytes go to the upstream
 // loopback port and back. While faults are on, every chunk is delayed by up to latency and, with
-// reset_percent chance, the connection is reset (RST to both sides) instead of forwarded.
+// reset_percent chance, the connection is reset (RST to both sides) instead of forwarded; the
+// answers to chosen requests can be held back until the faults change (a gate the test opens).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <list>
 #include <mutex>
 #include <string>
@@ -18,6 +21,10 @@ struct FaultSettings {
   // A request chunk (client to upstream) containing this text resets the connection instead of
   // reaching the upstream: one kind of request fails, the others pass (empty: none).
   std::string reset_requests_containing;
+  // A request containing this text reaches the upstream, but its answer is held in the proxy
+  // until the faults are set again (set_faults or clear_faults opens the gate): a test can act
+  // after the upstream took a request and before the client learns of it, without timing.
+  std::string hold_answers_to_requests_containing;
 };
 
 class FaultProxy {
@@ -33,6 +40,8 @@ class FaultProxy {
   void clear_faults() { set_faults({}); }
   int resets() const { return resets_.load(); }
   int connections() const { return connections_.load(); }
+  // How many answers have been held back since the proxy started (see FaultSettings).
+  int held_answers() const { return held_answers_.load(); }
 
  private:
   void accept_loop();
@@ -47,6 +56,10 @@ class FaultProxy {
   std::atomic<int> resets_{0};
   std::mutex settings_mutex_;
   std::string reset_requests_containing_;
+  std::string hold_answers_to_requests_containing_;
+  std::condition_variable gate_;  // notified whenever the settings change (under settings_mutex_)
+  std::uint64_t settings_generation_ = 0;  // a held answer waits for it to change
+  std::atomic<int> held_answers_{0};
   std::atomic<int> connections_{0};
   std::thread acceptor_;
   std::mutex threads_mutex_;

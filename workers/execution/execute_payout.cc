@@ -252,6 +252,14 @@ void prepare_live(const infra::chain::ChainAdapters& adapters, const infra::runt
 
 }  // namespace
 
+void lock_batch(pqxx::work& tx, const std::vector<const topics::Envelope*>& messages) {
+  std::vector<std::string> payout_ids;
+  payout_ids.reserve(messages.size());
+  for (const auto* message : messages) payout_ids.push_back(message->resource_id);
+  payouts::lock_all_with_broadcasts(tx, payout_ids);
+  evm_transactions::lock_nonces_of(tx, payout_ids);  // after the payouts, as every batch does
+}
+
 void execute_payouts(infra::runtime::WorkerContext& context,
                      const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch) {
   prepare_live(adapters, batch);

@@ -12,4 +12,9 @@ namespace payrail::workers::execution {
 void execute_payouts(infra::runtime::WorkerContext& context,
                      const infra::chain::ChainAdapters& adapters, infra::runtime::Batch& batch);
 
+// The prefetch of payouts.approved (each pass of a batch's transaction starts with it): the
+// payouts' rows with their broadcasts, then the hot wallets' next nonces the batch may take, in
+// one fixed order (network, sender) so that batches of several networks never deadlock.
+void lock_batch(pqxx::work& tx, const std::vector<const topics::Envelope*>& messages);
+
 }  // namespace payrail::workers::execution

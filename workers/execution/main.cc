@@ -22,7 +22,7 @@ int main() {
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_payouts(context, *adapters, batch);
         },
-        infra::runtime::lock_resources<infra::store::payouts::lock_all_with_broadcasts>},
+        workers::execution::lock_batch},
        {&topics::kFiatPayoutsApproved,
         [&](WorkerContext& context, infra::runtime::Batch& batch) {
           workers::execution::execute_fiat_payouts(context, *partners,

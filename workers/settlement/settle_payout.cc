@@ -20,13 +20,27 @@ using Recorded = std::map<std::string, broadcasts::Broadcast>;
 // transaction: no node is called while payouts are locked.
 using Inspections = std::map<std::string, model::Result<infra::chain::Inspection>>;
 
+// The transaction that takes over a stale one's nonce: a replacement within the caps, else, once
+// it is stuck (docs/evm.md "Exactly once on chain", nonce fillers), the zero-value self transfer
+// that consumes the nonce. A filler is never replaced: it is sent again as recorded until mined.
+model::Result<model::SignedTransfer> successor(infra::chain::ChainAdapter& live,
+                                               const std::string& payout_id,
+                                               const model::SignedTransfer& latest, bool stuck) {
+  auto replacement = live.replace(latest);
+  if (replacement.ok() || !stuck) return replacement;
+  infra::log::warn("settlement.replacement_refused",
+                   {{"payout_id", payout_id}, {"error", replacement.error().message}});
+  return live.fill_nonce(latest);
+}
+
 // Replaces a stale transfer at its nonce. The replacement is recorded (under the payout's lock,
 // while it is processing) before it is sent, as every transaction is; every hash stays, and
 // whichever is mined settles the payout.
 void replace_stale(infra::runtime::WorkerContext& context, infra::chain::ChainAdapter& live,
-                   const std::string& payout_id, const model::SignedTransfer& latest) {
+                   const std::string& payout_id, const model::SignedTransfer& latest, bool stuck) {
+  if (latest.kind == model::ChainTransactionKind::nonce_filler) return;
   if (auto prepared = live.prepare(latest.network); !prepared.ok()) return;  // the node is away
-  auto replacement = live.replace(latest);
+  auto replacement = successor(live, payout_id, latest, stuck);
   if (!replacement.ok()) {
     infra::log::warn("settlement.replacement_refused",
                      {{"payout_id", payout_id}, {"error", replacement.error().message}});
@@ -45,8 +59,9 @@ void replace_stale(infra::runtime::WorkerContext& context, infra::chain::ChainAd
     evm_transactions::mark_sent(tx, replacement->hash, sent->head_block);
     return model::ok_status();
   });
+  const bool filler = replacement->kind == model::ChainTransactionKind::nonce_filler;
   infra::log::info(
-      "settlement.replaced",
+      filler ? "settlement.nonce_filled" : "settlement.replaced",
       {{"payout_id", payout_id}, {"replaced", latest.hash}, {"replacement", replacement->hash}});
 }
 
@@ -81,7 +96,7 @@ Inspections inspect_live(infra::runtime::WorkerContext& context,
   for (const auto& [id, transactions] : *recorded) {
     auto inspection = live->inspect(transactions.front().network, transactions);
     if (inspection.ok() && !inspection->mined_hash && inspection->stale) {
-      replace_stale(context, *live, id, transactions.back());
+      replace_stale(context, *live, id, transactions.back(), inspection->stuck);
     }
     inspections.emplace(id, std::move(inspection));
   }
@@ -116,6 +131,16 @@ std::optional<broadcasts::Broadcast> broadcast_of(pqxx::work& tx, const Recorded
   return broadcasts::find(tx, payout_id);
 }
 
+// Whether `mined_hash` is the payout's nonce filler, not its transfer.
+bool filled(pqxx::work& tx, const std::string& payout_id, const std::string& mined_hash) {
+  for (const auto& recorded : evm_transactions::of_payout(tx, payout_id)) {
+    if (recorded.signed_transfer.hash == mined_hash) {
+      return recorded.signed_transfer.kind == model::ChainTransactionKind::nonce_filler;
+    }
+  }
+  return false;
+}
+
 // The status decides, not the consumed mark: a message applied before completed the payout.
 model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapters,
                       const Recorded& recorded, const Inspections& inspections,
@@ -142,6 +167,18 @@ model::Status confirm(pqxx::work& tx, const infra::chain::ChainAdapters& adapter
   if (has_nonce) {
     evm_transactions::mark_mined(tx, *inspection->mined_hash, inspection->succeeded,
                                  inspection->block_number, inspection->block_hash);
+    if (filled(tx, resource.id, *inspection->mined_hash)) {
+      // The nonce filler took the nonce: the transfer can never be mined now. Refunded once.
+      const auto failed = payouts::transition(
+          tx, *payout, model::PayoutTrigger::broadcast_failed,
+          {.failure_reason = "transfer_unmineable: the fee caps of " + resource.network +
+                             " left the transfer unmined; its nonce was consumed by transaction " +
+                             *inspection->mined_hash});
+      model::invariant(failed.has_value(), "a processing payout whose nonce was filled can fail");
+      infra::store::outbox::mark_consumed(tx, message.message_id);
+      infra::log::info("settlement.unmineable", {{"payout_id", resource.id}});
+      return model::ok_status();
+    }
   }
   if (!inspection->succeeded) {
     // The transfer reverted on chain: it moved nothing and consumed its nonce. Refunded once: the

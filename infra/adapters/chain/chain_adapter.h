@@ -48,6 +48,10 @@ struct Inspection {
   // None mined, and the latest was taken by a node the network's replace_after_blocks or more
   // blocks ago: it is to be replaced at the same nonce with higher fees (replace()).
   bool stale = false;
+  // None mined, and the latest was taken twice replace_after_blocks blocks ago or more: when the
+  // caps forbid its replacement too, it can never be mined within them, and its nonce is filled
+  // (fill_nonce()).
+  bool stuck = false;
 };
 
 // A transfer the hot wallet must fund before it is signed, and how long its payout has waited.
@@ -88,6 +92,14 @@ class ChainAdapter {
   // both (geth's rule; nodes refuse less) and at least what prepare() read, within the network's
   // caps: an error when the caps leave no room (provider_unavailable). Local and fast.
   virtual model::Result<model::SignedTransfer> replace(const model::SignedTransfer& latest) = 0;
+  // A zero-value self transfer at the nonce of `latest` (kind nonce_filler), which consumes the
+  // nonce of a transfer that cannot be mined within the caps: both fees raised by geth's 10 % over
+  // `latest`'s, and at least what prepare() read, but never above one such raise of the caps
+  // (docs/evm.md). Local and fast. Adapters without nonces have nothing to fill.
+  virtual model::Result<model::SignedTransfer> fill_nonce(const model::SignedTransfer& latest) {
+    return model::Error::make(model::ErrorCode::provider_unavailable,
+                              "no nonce to fill on " + latest.network);
+  }
   // What the chain says of a nonce's transactions (the first and its replacements). One the node
   // no longer knows (dropped, undone by a reorg) is sent again: its recorded bytes.
   virtual model::Result<Inspection> inspect(

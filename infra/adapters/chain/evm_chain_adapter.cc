@@ -256,29 +256,71 @@ model::Result<model::SignedTransfer> EvmChainAdapter::sign_transaction(
   return signed_transfer;
 }
 
+model::Result<evm::Transaction> EvmChainAdapter::recorded_transaction(
+    const model::SignedTransfer& latest) const {
+  const auto raw = evm::from_hex(latest.raw);
+  if (!raw) return Error::make(ErrorCode::internal_error, "a recorded transaction is not hex");
+  auto decoded = evm::decode_signed(*raw);
+  if (!decoded.ok()) return decoded.error();
+  return decoded->transaction;
+}
+
+std::optional<evm::Fees> EvmChainAdapter::prepared_fees(const Chain& chain) const {
+  const std::lock_guard lock(fees_mutex_);
+  return chain.fees;
+}
+
 model::Result<model::SignedTransfer> EvmChainAdapter::replace(const model::SignedTransfer& latest) {
   const auto* found = chain(latest.network);
   if (found == nullptr || found->signer == nullptr) {
     return unavailable("no hot wallet on " + latest.network);
   }
-  const auto raw = evm::from_hex(latest.raw);
-  if (!raw) return Error::make(ErrorCode::internal_error, "a recorded transaction is not hex");
-  auto decoded = evm::decode_signed(*raw);
-  if (!decoded.ok()) return decoded.error();
-  std::optional<evm::Fees> prepared;
-  {
-    const std::lock_guard lock(fees_mutex_);
-    prepared = found->fees;
-  }
-  auto transaction = decoded->transaction;
-  const auto bumped = raised(transaction.fees, prepared);
+  auto transaction = recorded_transaction(latest);
+  if (!transaction.ok()) return transaction.error();
+  const auto bumped = raised(transaction->fees, prepared_fees(*found));
   if (!bumped || bumped->max_fee_per_gas > found->config.max_fee_per_gas_cap_wei ||
       bumped->max_priority_fee_per_gas > found->config.max_priority_fee_per_gas_cap_wei) {
     return unavailable("the fee caps of " + latest.network + " leave no room to replace " +
                        latest.hash);
   }
-  transaction.fees = *bumped;
-  return sign_transaction(*found, transaction, latest.kind);
+  transaction->fees = *bumped;
+  return sign_transaction(*found, *transaction, latest.kind);
+}
+
+model::Result<model::SignedTransfer> EvmChainAdapter::fill_nonce(
+    const model::SignedTransfer& latest) {
+  const auto* found = chain(latest.network);
+  if (found == nullptr || found->signer == nullptr) {
+    return unavailable("no hot wallet on " + latest.network);
+  }
+  auto transaction = recorded_transaction(latest);
+  if (!transaction.ok()) return transaction.error();
+  const auto bumped = raised(transaction->fees, prepared_fees(*found));
+  // The filler may exceed the caps by one raise, never more: the transfer it stands for used
+  // them up, and a filler that cannot replace it in the nodes' pools would leave the nonce to
+  // a transfer that can never be mined. At 21000 gas it costs less than the token transfer was
+  // allowed to (token_transfer_gas at the cap), and at most 10 % more than a native one.
+  const auto ceiling = raised(
+      {found->config.max_priority_fee_per_gas_cap_wei, found->config.max_fee_per_gas_cap_wei},
+      std::nullopt);
+  const auto floor = raised(transaction->fees, std::nullopt);  // geth's replacement rule
+  if (!bumped || !ceiling || !floor) {
+    return unavailable("the fees of " + latest.hash + " leave no room for a nonce filler");
+  }
+  evm::Fees fees;
+  fees.max_fee_per_gas =
+      std::max(floor->max_fee_per_gas, std::min(bumped->max_fee_per_gas, ceiling->max_fee_per_gas));
+  fees.max_priority_fee_per_gas =
+      std::max(floor->max_priority_fee_per_gas,
+               std::min(bumped->max_priority_fee_per_gas, ceiling->max_priority_fee_per_gas));
+  if (fees.max_fee_per_gas > ceiling->max_fee_per_gas ||
+      fees.max_priority_fee_per_gas > ceiling->max_priority_fee_per_gas) {
+    return unavailable("the fees of " + latest.hash + " leave no room for a nonce filler");
+  }
+  fees.max_priority_fee_per_gas = std::min(fees.max_priority_fee_per_gas, fees.max_fee_per_gas);
+  const auto filler = evm::self_transfer(found->config.chain_id, transaction->nonce, fees,
+                                         found->signer->address());
+  return sign_transaction(*found, filler, model::ChainTransactionKind::nonce_filler);
 }
 
 model::Result<SendOutcome> EvmChainAdapter::send(const Transfer& transfer,
@@ -346,8 +388,9 @@ model::Result<Inspection> EvmChainAdapter::inspect(
   if (sent_block) {
     auto head = node.block_number();
     if (!head.ok()) return evm::to_model_error(head.error());
-    inspection.stale =
-        *head >= *sent_block + static_cast<std::uint64_t>(found->config.replace_after_blocks);
+    const auto replace_after = static_cast<std::uint64_t>(found->config.replace_after_blocks);
+    inspection.stale = *head >= *sent_block + replace_after;
+    inspection.stuck = *head >= *sent_block + 2 * replace_after;
   }
   // The latest is sent again as recorded (an earlier one was replaced by it): a node that lost it
   // (a restart, a reorg that undid its block) takes it again; one that has it says so.

@@ -43,6 +43,7 @@ class EvmChainAdapter final : public ChainAdapter {
   model::Result<Inspection> inspect(
       std::string_view network, const std::vector<model::SignedTransfer>& transactions) override;
   model::Result<model::SignedTransfer> replace(const model::SignedTransfer& latest) override;
+  model::Result<model::SignedTransfer> fill_nonce(const model::SignedTransfer& latest) override;
 
  private:
   struct Chain {
@@ -57,6 +58,8 @@ class EvmChainAdapter final : public ChainAdapter {
   model::Result<model::SignedTransfer> sign_transaction(const Chain& chain,
                                                         const evm::Transaction& transaction,
                                                         model::ChainTransactionKind kind) const;
+  model::Result<evm::Transaction> recorded_transaction(const model::SignedTransfer& latest) const;
+  std::optional<evm::Fees> prepared_fees(const Chain& chain) const;
   model::Result<evm::Transaction> transaction_of(const Chain& chain, const Transfer& transfer,
                                                  std::uint64_t nonce, const evm::Fees& fees) const;
 

@@ -33,6 +33,15 @@ constexpr pg::Statement kResetNonce{
 constexpr pg::Statement kLockNextNonce{
     "evm_nonces_lock",
     "SELECT next_nonce FROM evm_nonces WHERE network = $1 AND sender = $2 FOR UPDATE"};
+// The LockRows step runs above the sort: rows are locked in (network, sender) order.
+constexpr pg::Statement kLockNoncesOf{"evm_nonces_lock_of_payouts", R"sql(
+SELECT n.next_nonce FROM evm_nonces n
+WHERE n.network IN (
+  SELECT p.network FROM payouts p
+  WHERE p.id = ANY($1::text[]) AND p.mode = 'live' AND p.status IN ('approved', 'processing')
+    AND NOT EXISTS (SELECT 1 FROM evm_nonce_allocations a WHERE a.payout_id = p.id))
+ORDER BY n.network, n.sender
+FOR UPDATE OF n)sql"};
 // Moves the next nonce past the one allocated, only if it was the next: a count of 0 is a nonce
 // allocated out of turn.
 constexpr pg::Statement kAdvanceNonce{
@@ -156,6 +165,11 @@ std::optional<std::uint64_t> lock_next_nonce(pqxx::work& tx, const std::string& 
   const auto rows = pg::exec(tx, kLockNextNonce, network, sender);
   if (rows.empty()) return std::nullopt;
   return scalar<std::uint64_t>(rows);
+}
+
+void lock_nonces_of(pqxx::work& tx, const std::vector<std::string>& payout_ids) {
+  if (payout_ids.empty()) return;
+  (void)pg::exec(tx, kLockNoncesOf, pg::sql_array(payout_ids));
 }
 
 void record_first(pqxx::work& tx, const std::string& payout_id,

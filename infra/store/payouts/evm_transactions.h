@@ -37,6 +37,12 @@ void reset_nonce_for_new_chain(pqxx::work& tx, const std::string& network,
 // Locks the sender's next nonce until the commit; nullopt when the sender was never seeded.
 std::optional<std::uint64_t> lock_next_nonce(pqxx::work& tx, const std::string& network,
                                              const std::string& sender);
+// Locks, in one fixed order (network, then sender), every next nonce that the live payouts of
+// `payout_ids` without a nonce yet may take, until the commit: an execution batch calls it before
+// its messages, which then lock those rows again in their own order without waiting. Without it a
+// batch would lock the rows of several networks in its messages' order, and two batches holding
+// the same networks in opposite orders would deadlock.
+void lock_nonces_of(pqxx::work& tx, const std::vector<std::string>& payout_ids);
 // Allocates `signed_transfer.nonce` (the one lock_next_nonce() returned, still locked) to the
 // payout, records the signed transaction and moves the sender's next nonce on. A nonce allocated
 // twice, or a payout given a second nonce, stops the process (model::invariant).
