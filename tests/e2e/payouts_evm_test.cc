@@ -21,6 +21,7 @@
 #include "infra/plumbing/pg/pool.h"
 #include "infra/store/money/ledger.h"
 #include "tests/support/anvil.h"
+#include "tests/support/fault_proxy.h"
 #include "tests/support/metrics.h"
 #include "tests/support/payouts.h"
 #include "tests/support/stack.h"
@@ -44,6 +45,7 @@ class EvmPayouts : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     anvil_ = new Anvil(Anvil::Options{.chain_id = 31337});
+    proxy_ = new FaultProxy(anvil_->port());  // optimism's node: its sends can be held back
     node_ = anvil_->node().release();
     deployer_ = Anvil::signer(kAnvilKey0).release();
     usdc_polygon_ = new Token(deploy("USD Coin", "USDC", 6));
@@ -52,7 +54,7 @@ class EvmPayouts : public ::testing::Test {
     // One hot wallet per network: the networks share this one chain, and one account's nonces
     // cannot be allocated by two networks' counters.
     wallets_ = new std::map<std::string, HotWallet>();
-    for (const auto* network : {"polygon", "bsc", "base", "arbitrum", "ethereum"}) {
+    for (const auto* network : {"polygon", "bsc", "base", "arbitrum", "ethereum", "optimism"}) {
       auto key = crypto_key();
       auto signer = LocalKeySigner::from_bytes(key).value();
       anvil_->set_balance(signer->address(), *abi::to_base_units("100", 18));
@@ -63,6 +65,7 @@ class EvmPayouts : public ::testing::Test {
     mint(*usdc_polygon_, "base", "1000");
     mint(*usdc_polygon_, "arbitrum", "1000");
     mint(*usdc_polygon_, "ethereum", "1000");
+    mint(*usdc_polygon_, "optimism", "1000");
     networks_file_ = new std::string(write_networks_file(anvil_->chain_id()));
 
     stack_ = new TestStack({.workers = {"screening", "execution", "settlement"},
@@ -74,6 +77,7 @@ class EvmPayouts : public ::testing::Test {
     create_hot_wallet("base");
     create_hot_wallet("arbitrum");
     create_hot_wallet("ethereum");
+    create_hot_wallet("optimism");
     stack_->start(std::vector<std::string>{"execution", "settlement"});  // with the wallets
     org_ = new TestOrganization(stack_->create_organization());
     stack_->verify_business(*org_);
@@ -97,6 +101,7 @@ class EvmPayouts : public ::testing::Test {
     delete usdt_coarse_;
     delete deployer_;
     delete node_;
+    delete proxy_;
     delete anvil_;
   }
   void TearDown() override { EXPECT_EQ(ledger_mismatch(stack_->database()), ""); }
@@ -129,9 +134,11 @@ class EvmPayouts : public ::testing::Test {
                                   const std::string& tokens, int confirmations = 1,
                                   int replace_after_blocks = 20, int funding_wait_max_s = 3600,
                                   const std::string& max_fee_cap_wei = "500000000000",
-                                  const std::string& priority_fee_cap_wei = "50000000000") {
+                                  const std::string& priority_fee_cap_wei = "50000000000",
+                                  const std::string& rpc_url = "") {
     return "\"" + name + "\":{\"chain_id\":" + std::to_string(chain_id) + ",\"rpc_urls\":[\"" +
-           anvil_->url() + "\"],\"confirmations\":" + std::to_string(confirmations) +
+           (rpc_url.empty() ? anvil_->url() : rpc_url) +
+           "\"],\"confirmations\":" + std::to_string(confirmations) +
            ",\"replace_after_blocks\":" + std::to_string(replace_after_blocks) +
            ",\"funding_wait_max_s\":" + std::to_string(funding_wait_max_s) +
            ",\"max_fee_per_gas_cap_wei\":\"" + max_fee_cap_wei +
@@ -158,6 +165,10 @@ class EvmPayouts : public ::testing::Test {
                "," +
                network_json("ethereum", chain_id, token_json("USDC", *usdc_polygon_), 1, 2, 3600,
                             std::to_string(kEthereumMaxFeeCapWei), "1000000000") +
+               "," +
+               network_json("optimism", chain_id, token_json("USDC", *usdc_polygon_), 1, 20, 3600,
+                            "500000000000", "50000000000",
+                            "http://127.0.0.1:" + std::to_string(proxy_->port())) +
                "}";
     return path;
   }
@@ -238,6 +249,7 @@ class EvmPayouts : public ::testing::Test {
   }
 
   static Anvil* anvil_;
+  static FaultProxy* proxy_;
   static Node* node_;
   static LocalKeySigner* deployer_;
   struct HotWallet {
@@ -254,6 +266,7 @@ class EvmPayouts : public ::testing::Test {
   static std::string* live_key_;
 };
 Anvil* EvmPayouts::anvil_ = nullptr;
+FaultProxy* EvmPayouts::proxy_ = nullptr;
 Node* EvmPayouts::node_ = nullptr;
 LocalKeySigner* EvmPayouts::deployer_ = nullptr;
 std::map<std::string, EvmPayouts::HotWallet>* EvmPayouts::wallets_ = nullptr;
@@ -318,7 +331,8 @@ TEST_F(EvmPayouts, TheCliListsTheHotWalletsAndRefusesASecond) {
   EXPECT_NE(listed.find("arbitrum " + wallet("arbitrum").address().checksummed() + "\nbase " +
                         wallet("base").address().checksummed() + "\nbsc " +
                         wallet("bsc").address().checksummed() + "\nethereum " +
-                        wallet("ethereum").address().checksummed() + "\npolygon " +
+                        wallet("ethereum").address().checksummed() + "\noptimism " +
+                        wallet("optimism").address().checksummed() + "\npolygon " +
                         wallet("polygon").address().checksummed() + "\n"),
             std::string::npos)
       << listed;
@@ -327,7 +341,7 @@ TEST_F(EvmPayouts, TheCliListsTheHotWalletsAndRefusesASecond) {
   EXPECT_NE(refused.find("polygon has a hot wallet already"), std::string::npos) << refused;
   const auto [tron, tron_refused] = stack_->cli({"evm-wallet-create", "--network", "tron"});
   EXPECT_EQ(tron, 1);
-  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets"), "5");
+  EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets"), "6");
   // The key is kept sealed: its hex is nowhere in the table.
   EXPECT_EQ(stack_->database().scalar("SELECT count(*) FROM evm_wallets WHERE position('" +
                                       infra::crypto::hex_encode(wallets_->at("polygon").key) +
@@ -489,6 +503,82 @@ TEST_F(EvmPayouts, ATransferNotMinedIsReplacedAtItsNonceAndPaysOnce) {
                                       "evm_transactions WHERE payout_id = '" +
                                       id + "'"),
             "sent,mined");
+}
+
+// optimism's node is reached through a proxy that holds back execution's first send: the transfer
+// is signed and recorded with the fees read then, and the base fee rises above its max fee before
+// any node sees it. The node refuses it at once ("max fee per gas less than block base fee"), so
+// no node ever takes it; it is stale at once (optimism replaces after 20 blocks, and none pass),
+// and settlement replaces it at its nonce with the node's current fees. One transfer, and the
+// wallet's next payout is mined at the following nonce: the wallet is not stuck behind it.
+TEST_F(EvmPayouts, ATransferTheNodeRefusesForAFeeBelowTheBaseFeeIsReplacedAndPaysOnce) {
+  struct Resume {  // the node reachable and the base fee low, however this test ends
+    ~Resume() {
+      proxy_->clear_faults();
+      anvil_->call("anvil_setNextBlockBaseFeePerGas", "[\"0x3b9aca00\"]");
+    }
+  } resume;
+  proxy_->set_faults({.reset_requests_containing = "eth_sendRawTransaction"});
+  const auto recipient = random_evm_address();
+  const auto id = created_id(create_live(payout_body("5", "USDC", "optimism", recipient)));
+  ASSERT_FALSE(id.empty());
+  const auto rows =
+      "SELECT string_agg(state, ',' ORDER BY id) FROM evm_transactions WHERE "
+      "payout_id = '" +
+      id + "'";
+  ASSERT_EQ(wait_for_scalar(rows, "signed"), "signed");  // recorded, no node has it
+  const auto column = [&](const std::string& name) {
+    return stack_->database().scalar("SELECT " + name +
+                                     " FROM evm_transactions WHERE payout_id = '" + id +
+                                     "' ORDER BY id LIMIT 1");
+  };
+  const auto first = column("hash");
+  const auto max_fee = U256::from_decimal(column("max_fee_per_gas::text"));
+  ASSERT_TRUE(max_fee.has_value());
+  anvil_->call("anvil_setNextBlockBaseFeePerGas",
+               "[\"" + checked_multiply(*max_fee, U256(4))->to_quantity() + "\"]");
+  anvil_->mine(1);  // the next block's base fee is 3.5 times the transfer's max fee
+  const auto refused = node_->send_raw_transaction(*from_hex(column("raw")));
+  ASSERT_FALSE(refused.ok()) << "the node took a transfer whose max fee is below the base fee";
+  ASSERT_EQ(refused.error().rejection(), Rejection::fee_below_base_fee) << refused.error().message;
+  proxy_->clear_faults();  // execution's send reaches the node, which refuses it
+  ASSERT_EQ(wait_for_status(stack_->http(), *live_key_, id, {"completed", "failed"},
+                            std::chrono::seconds(60)),
+            "completed")
+      << stack_->database().scalar(rows);
+  EXPECT_EQ(stack_->database().scalar(rows), "signed,mined");  // the first never taken
+  const auto second = stack_->database().scalar(
+      "SELECT hash FROM evm_transactions WHERE payout_id = '" + id + "' AND state = 'mined'");
+  EXPECT_NE(second, first);
+  EXPECT_EQ(payout_field(id, "tx_hash"), second);
+  EXPECT_EQ(
+      stack_->database().scalar(
+          "SELECT count(DISTINCT nonce) FROM evm_transactions WHERE payout_id = '" + id + "'"),
+      "1");
+  EXPECT_FALSE(node_->transaction_receipt(*hash_from_hex(first)).value().has_value());
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "5000000");
+  const auto logs = anvil_->call(
+      "eth_getLogs", R"([{"fromBlock":"0x0","toBlock":"latest","address":")" +
+                         usdc_polygon_->contract.lowercase() + R"(","topics":[")" +
+                         to_hex(transfer_event_topic()) + R"(",null,"0x000000000000000000000000)" +
+                         parse_address(recipient)->lowercase().substr(2) + "\"]}]");
+  ASSERT_TRUE(logs.IsArray());
+  EXPECT_EQ(logs.GetArray().Size(), 1u) << "one Transfer to the recipient";
+  EXPECT_EQ(event_count(stack_->database(), id, "payout.completed"), 1);
+  const auto nonce = column("nonce");
+  const auto next_recipient = random_evm_address();
+  const auto [next_id, next_status] = pay("1", "USDC", "optimism", next_recipient);
+  ASSERT_EQ(next_status, "completed");  // not stuck behind the refused transfer
+  EXPECT_EQ(stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE payout_id = '" +
+                                      next_id + "'"),
+            std::to_string(std::stoll(nonce) + 1));
+  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(next_recipient), kLatest)
+                .value()
+                .to_decimal(),
+            "1000000");
 }
 
 // ethereum's transfer is signed at its max fee cap, then every block's base fee is above it and

@@ -187,6 +187,28 @@ TEST_F(EvmTransactions, ReplacementsAreKeptInOrderAndSentOnce) {
             "mined/13");
 }
 
+// A transaction a node refused for a fee below the base fee: no node has it, so it stays signed,
+// and its wait (towards a replacement, or a filler when the caps forbid one) starts at the first
+// refusal's head.
+TEST_F(EvmTransactions, ARefusalBelowTheBaseFeeKeepsItSignedAndStartsItsWait) {
+  seed("optimism", 0);
+  const auto payout_id = new_payout();
+  const auto first = allocate("optimism", payout_id);
+  committed(database_->url(), [&](pqxx::work& tx) {
+    evm::mark_refused_below_base_fee(tx, first.hash, 42);
+    evm::mark_refused_below_base_fee(tx, first.hash, 50);  // the first refusal's head is kept
+  });
+  const auto recorded =
+      committed(database_->url(), [&](pqxx::work& tx) { return evm::of_payout(tx, payout_id); });
+  ASSERT_EQ(recorded.size(), 1u);
+  EXPECT_EQ(recorded[0].state, "signed");
+  EXPECT_EQ(recorded[0].signed_transfer.sent_block, 42u);
+  EXPECT_EQ(database_->scalar("SELECT (broadcast_at IS NULL)::text FROM evm_transactions WHERE "
+                              "hash = '" +
+                              first.hash + "'"),
+            "true");
+}
+
 TEST_F(EvmTransactions, WalletsAreKeptSealedOncePerNetwork) {
   const std::string sealed = "\x01\x02sealed\x00bytes";
   committed(database_->url(), [&](pqxx::work& tx) {

@@ -32,6 +32,7 @@ struct Answer {
   std::string failure_reason;
   bool has_nonce = false;                   // the transfer is recorded in evm_transactions
   std::optional<std::uint64_t> head_block;  // the node's head when it took the transfer
+  bool below_base_fee = false;  // refused for its max fee: settlement replaces it (stale)
 };
 
 infra::chain::Transfer transfer_of(const payouts::PayoutRow& payout, const std::string& reference) {
@@ -159,7 +160,13 @@ model::Status finish_execution(pqxx::work& tx, const topics::Envelope& message,
     model::invariant(failed.has_value(),
                      "a processing payout whose broadcast was refused can fail");
   } else {
-    if (answer.has_nonce) evm_transactions::mark_sent(tx, answer.tx_hash, answer.head_block);
+    if (answer.has_nonce && answer.below_base_fee) {
+      // Never taken as signed: settlement replaces it at its nonce (it is stale at once), rather
+      // than this message re-sending it forever with every later nonce of the wallet behind it.
+      evm_transactions::mark_refused_below_base_fee(tx, answer.tx_hash, answer.head_block);
+    } else if (answer.has_nonce) {
+      evm_transactions::mark_sent(tx, answer.tx_hash, answer.head_block);
+    }
     infra::store::outbox::enqueue(tx, topics::kPayoutsBroadcast, payout->org_id,
                                   payout->resource.mode, id);
   }
@@ -185,8 +192,9 @@ model::Result<Answer> broadcast_once(const infra::chain::ChainAdapters& adapters
   auto sent =
       adapter->send(transfer_of(pending.payout, pending.broadcast.reference), signed_transfer);
   if (!sent.ok()) return sent.error();
-  return Answer{sent->accepted, signed_transfer.hash, sent->failure_reason,
-                signed_transfer.nonce.has_value(), sent->head_block};
+  return Answer{sent->accepted,       signed_transfer.hash,
+                sent->failure_reason, signed_transfer.nonce.has_value(),
+                sent->head_block,     sent->below_base_fee};
 }
 
 // Before the batch's first transaction: which of its live payouts without a nonce the hot

@@ -56,7 +56,11 @@ void replace_stale(infra::runtime::WorkerContext& context, infra::chain::ChainAd
   const auto sent = live.send({payout_id, latest.network, "", "", ""}, *replacement);
   if (!sent.ok() || !sent->accepted) return;  // sent again by a later inspection
   (void)context.pool.transact([&](pqxx::work& tx) -> model::Status {
-    evm_transactions::mark_sent(tx, replacement->hash, sent->head_block);
+    if (sent->below_base_fee) {  // the base fee rose again: replaced again at the next inspection
+      evm_transactions::mark_refused_below_base_fee(tx, replacement->hash, sent->head_block);
+    } else {
+      evm_transactions::mark_sent(tx, replacement->hash, sent->head_block);
+    }
     return model::ok_status();
   });
   const bool filler = replacement->kind == model::ChainTransactionKind::nonce_filler;

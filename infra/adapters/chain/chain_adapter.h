@@ -33,9 +33,12 @@ struct Transfer {
 // What sending a signed transaction came to. A transport failure is an error (retried), not a
 // rejection; a rejection fails the payout with `failure_reason`.
 struct SendOutcome {
-  bool accepted = false;
-  std::string failure_reason;               // when rejected
-  std::optional<std::uint64_t> head_block;  // the node's head when it took it (EVM)
+  bool accepted = false;       // settlement takes it on: a node took it, or below_base_fee
+  std::string failure_reason;  // when rejected
+  std::optional<std::uint64_t> head_block;  // the node's head when it took (or refused) it (EVM)
+  // EVM: the node refused it at once, its max fee below the base fee. Not taken, but stale at once:
+  // settlement replaces it at its nonce with the node's current fees (docs/evm.md, replacement).
+  bool below_base_fee = false;
 };
 
 // What the chain says of the transactions of one nonce.
@@ -46,9 +49,11 @@ struct Inspection {
   std::string block_hash;
   bool final = false;  // mined with the network's confirmations
   // None mined, and the latest was taken by a node the network's replace_after_blocks or more
-  // blocks ago: it is to be replaced at the same nonce with higher fees (replace()).
+  // blocks ago, or a node refuses it now for a max fee below the base fee: it is to be replaced at
+  // the same nonce with higher fees (replace()).
   bool stale = false;
-  // None mined, and the latest was taken twice replace_after_blocks blocks ago or more: when the
+  // None mined, and the latest was taken (or first refused for its fee) twice replace_after_blocks
+  // blocks ago or more: when the
   // caps forbid its replacement too, it can never be mined within them, and its nonce is filled
   // (fill_nonce()).
   bool stuck = false;

@@ -343,6 +343,15 @@ model::Result<SendOutcome> EvmChainAdapter::send(const Transfer& transfer,
   const auto& error = sent.error();
   const auto rejection = error.rejection();
   if (rejection == evm::Rejection::already_known) return taken();
+  if (rejection == evm::Rejection::fee_below_base_fee) {
+    // The base fee rose above its max fee since its fees were read: these bytes will never be
+    // taken as they are, and re-sending them would hold every later nonce of the wallet behind
+    // them. Settlement replaces it at once (stale), from the head now (where a refusal that
+    // persists starts counting towards a nonce filler).
+    auto outcome = taken();
+    outcome.below_base_fee = true;
+    return outcome;
+  }
   if (rejection == evm::Rejection::nonce_too_low) {
     // Sent before (a retry after a crash or a lost answer): our own transaction took the nonce.
     const auto known = node.transaction_by_hash(*hash);
@@ -380,7 +389,8 @@ model::Result<Inspection> EvmChainAdapter::inspect(
     return inspection;
   }
   // None mined: stale once the latest was taken replace_after_blocks blocks ago or more.
-  // (A replacement not taken by a node yet counts from the one it replaces.)
+  // (A replacement not taken by a node yet counts from the one it replaces; one refused for a fee
+  // below the base fee counts from that refusal, and is stale at once: see the re-send below.)
   std::optional<std::uint64_t> sent_block;
   for (const auto& transaction : transactions) {
     if (transaction.sent_block) sent_block = transaction.sent_block;
@@ -399,8 +409,11 @@ model::Result<Inspection> EvmChainAdapter::inspect(
   const auto raw = evm::from_hex(latest.raw);
   if (!raw || raw->empty()) return inspection;
   const auto resent = node.send_raw_transaction(*raw);
-  if (!resent.ok() && resent.error().rejection() != evm::Rejection::already_known &&
-      resent.error().rejection() != evm::Rejection::nonce_too_low) {
+  if (!resent.ok() && resent.error().rejection() == evm::Rejection::fee_below_base_fee) {
+    // Refused at once for a max fee below the base fee: never taken as it is, replaced now.
+    inspection.stale = true;
+  } else if (!resent.ok() && resent.error().rejection() != evm::Rejection::already_known &&
+             resent.error().rejection() != evm::Rejection::nonce_too_low) {
     log::warn("chain.resend_refused", {{"network", std::string(network)},
                                        {"hash", latest.hash},
                                        {"error", resent.error().message}});

@@ -69,6 +69,12 @@ constexpr pg::Statement kMarkSent{
     "evm_transactions_mark_sent",
     "UPDATE evm_transactions SET state = 'sent', broadcast_at = coalesce(broadcast_at, now()), "
     "sent_block = coalesce(sent_block, $2) WHERE hash = $1 AND state = 'signed'"};
+// A node refused it for a max fee below the base fee: not sent (still signed), but its wait
+// starts here (docs/evm.md, replacement).
+constexpr pg::Statement kMarkRefused{
+    "evm_transactions_mark_refused",
+    "UPDATE evm_transactions SET sent_block = coalesce(sent_block, $2) WHERE hash = $1 AND "
+    "state = 'signed'"};
 // Another row of the nonce already mined is returned (and nothing written): the invariant.
 constexpr pg::Statement kMarkMined{"evm_transactions_mark_mined", R"sql(
 WITH mine AS (SELECT network, sender, nonce FROM evm_transactions WHERE hash = $1),
@@ -214,6 +220,13 @@ void mark_sent(pqxx::work& tx, const std::string& hash, std::optional<std::uint6
   const auto head =
       head_block ? std::optional<long long>(static_cast<long long>(*head_block)) : std::nullopt;
   (void)pg::exec(tx, kMarkSent, hash, head);
+}
+
+void mark_refused_below_base_fee(pqxx::work& tx, const std::string& hash,
+                                 std::optional<std::uint64_t> head_block) {
+  const auto head =
+      head_block ? std::optional<long long>(static_cast<long long>(*head_block)) : std::nullopt;
+  (void)pg::exec(tx, kMarkRefused, hash, head);
 }
 
 void mark_mined(pqxx::work& tx, const std::string& hash, bool succeeded, std::uint64_t block_number,

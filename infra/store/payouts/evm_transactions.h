@@ -76,6 +76,11 @@ std::vector<Recorded> of_payout(pqxx::transaction_base& tx, const std::string& p
 
 // A node took the transaction (signed -> sent, the first send's time and head block kept).
 void mark_sent(pqxx::work& tx, const std::string& hash, std::optional<std::uint64_t> head_block);
+// A node refused it at once for a max fee below the base fee: it stays signed (no node has it),
+// and its wait towards a replacement, or a nonce filler when the caps forbid one, starts at
+// `head_block` (sent_block, kept when set).
+void mark_refused_below_base_fee(pqxx::work& tx, const std::string& hash,
+                                 std::optional<std::uint64_t> head_block);
 // The chain mined `hash` (succeeded or reverted) in that block. Another transaction of the same
 // nonce recorded as mined stops the process (model::invariant).
 void mark_mined(pqxx::work& tx, const std::string& hash, bool succeeded, std::uint64_t block_number,

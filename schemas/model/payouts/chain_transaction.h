@@ -28,7 +28,8 @@ struct SignedTransfer {
   std::string hash;  // the transaction's hash as the chain names it
   std::string max_fee_per_gas = "0";           // wei, decimal text
   std::string max_priority_fee_per_gas = "0";  // wei, decimal text
-  std::optional<std::uint64_t> sent_block;     // the node's head when a node first took it
+  // The node's head when a node first took it (or refused it for a fee below the base fee).
+  std::optional<std::uint64_t> sent_block;
 };
 
 }  // namespace payrail::model
