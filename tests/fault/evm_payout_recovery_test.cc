@@ -7,8 +7,10 @@
 // transaction is the mined one) and the hot wallet's nonces stay contiguous, each allocated once:
 // nothing lost, nothing doubled.
 #include <gtest/gtest.h>
+
 #include <signal.h>
 #include <unistd.h>
+#include <atomic>
 
 #include <fstream>
 #include <thread>
@@ -128,7 +130,8 @@ class EvmPayoutRecovery : public ::testing::Test {
 
   // A live payout to a fresh address: its id and recipient.
   std::pair<std::string, std::string> create(const std::string& amount) {
-    static int count = 0;
+    // Called from several threads at once (the 200-payout case): each key must be its own.
+    static std::atomic<int> count = 0;
     const auto recipient = random_evm_address();
     const auto created =
         create_payout(stack_->http(), *live_key_, "evm-fault-" + std::to_string(++count),
