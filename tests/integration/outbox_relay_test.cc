@@ -20,6 +20,7 @@
 #include "infra/store/outbox/relay.h"
 #include "tests/support/database.h"
 #include "tests/support/mock_cluster.h"
+#include "tests/support/private_cluster.h"
 #include "topics/registry.h"
 
 namespace payrail::testing {
@@ -30,8 +31,12 @@ using Recording = infra::store::outbox::Relay::Recording;
 
 class OutboxRelay : public ::testing::Test {
  protected:
+  // A cluster of the suite's own: whether a scan may mark an index entry dead depends on the
+  // oldest transaction of the whole cluster (a snapshot's xmin is cluster-wide), and on the shared
+  // test cluster another test binary's long transaction kept every mark away for a minute.
   static void SetUpTestSuite() {
-    database_ = new TestDatabase();
+    cluster_of_our_own_ = new PrivateCluster();
+    database_ = new TestDatabase(cluster_of_our_own_->url());
     pool_ = new infra::pg::Pool({.url = database_->url(), .max_connections = 4});
     cluster_ = new MockCluster();
   }
@@ -39,6 +44,7 @@ class OutboxRelay : public ::testing::Test {
     delete cluster_;
     delete pool_;
     delete database_;
+    delete cluster_of_our_own_;
   }
 
   void SetUp() override {
@@ -147,12 +153,14 @@ class OutboxRelay : public ::testing::Test {
     }
   }
 
+  static PrivateCluster* cluster_of_our_own_;
   static TestDatabase* database_;
   static infra::pg::Pool* pool_;
   static MockCluster* cluster_;
   std::unique_ptr<infra::kafka::Producer> producer_;
 };
 
+PrivateCluster* OutboxRelay::cluster_of_our_own_ = nullptr;
 TestDatabase* OutboxRelay::database_ = nullptr;
 infra::pg::Pool* OutboxRelay::pool_ = nullptr;
 MockCluster* OutboxRelay::cluster_ = nullptr;
@@ -316,10 +324,10 @@ TEST_F(OutboxRelay, WalksOfTheUnpublishedIndexMarkTheEntriesOfPublishedRowsDead)
         "LATERAL bt_page_items('outbox_unpublished', page::int) WHERE dead"));
   };
   ASSERT_EQ(dead_entries(), 0);
-  // A scan marks an entry only once no transaction of the cluster may still see its row version
-  // (the tests beside this one have theirs): each walk is repeated until the marks show, for at
-  // most 30 s, a bound and not a measure. With bitmap scans they never show. If they do not, the
-  // failure names the sessions whose snapshots held them back.
+  // A scan marks an entry only once no transaction of the cluster may still see its row version:
+  // each walk is repeated until the marks show, for at most 30 s, a bound and not a measure. With
+  // bitmap scans they never show. If they do not, the failure names the sessions whose snapshots
+  // held them back.
   const auto horizon_holders = [] {
     return database_->scalar(
         "SELECT coalesce(string_agg(format('%s %s %s xmin %s since %s: %s', datname, "
