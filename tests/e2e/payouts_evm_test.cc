@@ -202,6 +202,32 @@ class EvmPayouts : public ::testing::Test {
     return create_payout(stack_->http(), *live_key_, "evm-" + std::to_string(++count), body);
   }
   // Creates a live payout and waits for it to finish; returns its final JSON's fields.
+  // The Transfer logs of any token to `recipient`, read from the node.
+  static std::size_t transfers_to(const std::string& recipient) {
+    const auto logs =
+        anvil_->call("eth_getLogs", R"([{"fromBlock":"0x0","toBlock":"latest","topics":[")" +
+                                        to_hex(transfer_event_topic()) +
+                                        R"(",null,"0x000000000000000000000000)" +
+                                        parse_address(recipient)->lowercase().substr(2) + "\"]}]");
+    EXPECT_TRUE(logs.IsArray());
+    return logs.IsArray() ? logs.GetArray().Size() : 0;
+  }
+  // The wallet of `network` pays its next payout (`amount` USDC, `units` in base units) at the
+  // nonce after `nonce`: nothing waits behind the transaction that had it.
+  void expect_next_payout_takes_the_next_nonce(const std::string& network, const std::string& nonce,
+                                               const std::string& amount,
+                                               const std::string& units) {
+    const auto recipient = random_evm_address();
+    const auto [next_id, next_status] = pay(amount, "USDC", network, recipient);
+    ASSERT_EQ(next_status, "completed");
+    EXPECT_EQ(stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE payout_id = '" +
+                                        next_id + "'"),
+              std::to_string(std::stoll(nonce) + 1));
+    EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
+                  .value()
+                  .to_decimal(),
+              units);
+  }
   std::pair<std::string, std::string> pay(const std::string& amount, const std::string& currency,
                                           const std::string& network, const std::string& address) {
     const auto created = create_live(payout_body(amount, currency, network, address));
@@ -402,16 +428,7 @@ TEST_F(EvmPayouts, ARevertedTransferFailsRefundsOnceAndTheNextPayoutIsMined) {
             "reverted");
   const auto nonce = stack_->database().scalar(
       "SELECT nonce FROM evm_transactions WHERE payout_id = '" + second + "'");
-  const auto recipient = random_evm_address();
-  const auto [next_id, next_status] = pay("2", "USDC", "polygon", recipient);
-  ASSERT_EQ(next_status, "completed");  // no stuck nonce behind the reverted one
-  EXPECT_EQ(stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE payout_id = '" +
-                                      next_id + "'"),
-            std::to_string(std::stoll(nonce) + 1));
-  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(recipient), kLatest)
-                .value()
-                .to_decimal(),
-            "2000000");
+  expect_next_payout_takes_the_next_nonce("polygon", nonce, "2", "2000000");  // none stuck
   const auto usdt_after = live_balance("USDT");  // "available/held": 1.5 paid, 1.5 given back
   EXPECT_EQ(usdt_after.substr(usdt_after.find('/')), "/0");
   EXPECT_NE(usdt_after, usdt_before);
@@ -560,25 +577,10 @@ TEST_F(EvmPayouts, ATransferTheNodeRefusesForAFeeBelowTheBaseFeeIsReplacedAndPay
                 .value()
                 .to_decimal(),
             "5000000");
-  const auto logs = anvil_->call(
-      "eth_getLogs", R"([{"fromBlock":"0x0","toBlock":"latest","address":")" +
-                         usdc_polygon_->contract.lowercase() + R"(","topics":[")" +
-                         to_hex(transfer_event_topic()) + R"(",null,"0x000000000000000000000000)" +
-                         parse_address(recipient)->lowercase().substr(2) + "\"]}]");
-  ASSERT_TRUE(logs.IsArray());
-  EXPECT_EQ(logs.GetArray().Size(), 1u) << "one Transfer to the recipient";
+  EXPECT_EQ(transfers_to(recipient), 1u);
   EXPECT_EQ(event_count(stack_->database(), id, "payout.completed"), 1);
   const auto nonce = column("nonce");
-  const auto next_recipient = random_evm_address();
-  const auto [next_id, next_status] = pay("1", "USDC", "optimism", next_recipient);
-  ASSERT_EQ(next_status, "completed");  // not stuck behind the refused transfer
-  EXPECT_EQ(stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE payout_id = '" +
-                                      next_id + "'"),
-            std::to_string(std::stoll(nonce) + 1));
-  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(next_recipient), kLatest)
-                .value()
-                .to_decimal(),
-            "1000000");
+  expect_next_payout_takes_the_next_nonce("optimism", nonce, "1", "1000000");
 }
 
 // ethereum's transfer is signed at its max fee cap, then every block's base fee is above it and
@@ -652,24 +654,10 @@ TEST_F(EvmPayouts, ATransferTheCapsCannotGetMinedHasItsNonceFilledAndIsRefundedO
   EXPECT_EQ(live_balance("USDC"), usdc_before);  // refunded once
   EXPECT_EQ(stack_->database().scalar(rows), "transfer:sent,nonce_filler:mined");
   EXPECT_FALSE(node_->transaction_receipt(*hash_from_hex(transfer)).value().has_value());
-  const auto logs = anvil_->call(
-      "eth_getLogs", R"([{"fromBlock":"0x0","toBlock":"latest","topics":[")" +
-                         to_hex(transfer_event_topic()) + R"(",null,"0x000000000000000000000000)" +
-                         parse_address(recipient)->lowercase().substr(2) + "\"]}]");
-  ASSERT_TRUE(logs.IsArray());
-  EXPECT_EQ(logs.GetArray().Size(), 0u) << "no Transfer to the recipient";
+  EXPECT_EQ(transfers_to(recipient), 0u);
   const auto nonce =
       stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE hash = '" + filler + "'");
-  const auto next_recipient = random_evm_address();
-  const auto [next_id, next_status] = pay("1", "USDC", "ethereum", next_recipient);
-  ASSERT_EQ(next_status, "completed");  // no gap behind the filled nonce
-  EXPECT_EQ(stack_->database().scalar("SELECT nonce FROM evm_transactions WHERE payout_id = '" +
-                                      next_id + "'"),
-            std::to_string(std::stoll(nonce) + 1));
-  EXPECT_EQ(node_->token_balance(usdc_polygon_->contract, *parse_address(next_recipient), kLatest)
-                .value()
-                .to_decimal(),
-            "1000000");
+  expect_next_payout_takes_the_next_nonce("ethereum", nonce, "1", "1000000");  // no gap
 }
 
 // base's wallet holds 1000 USDC, less what earlier tests paid: a payout of 999 is not signed
